@@ -1,0 +1,306 @@
+"""The catalog: tables, views, graphs and functions a session has defined.
+
+Names are case-insensitive (as in GeaFlow) and live in an *instance* (GeaFlow's
+namespace; ``USE INSTANCE x``).  Definitions are immutable records; the data of
+a graph lives in its store (``runtime.stores``), keyed by the graph's name.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from typing import Any
+
+from . import types as T
+from .errors import CatalogError
+
+DEFAULT_INSTANCE = "default"
+
+
+@dataclass(frozen=True, slots=True)
+class ColumnInfo:
+    name: str
+    type: Any
+
+
+@dataclass(frozen=True, slots=True)
+class TableInfo:
+    name: str
+    columns: tuple[ColumnInfo, ...]
+    options: tuple[tuple[str, Any], ...] = ()
+    primary_key: tuple[str, ...] = ()
+    temporary: bool = False
+    instance: str = DEFAULT_INSTANCE
+
+    @property
+    def connector(self) -> str:
+        return str(self.option("type", "file")).lower()
+
+    def option(self, key: str, default: Any = None) -> Any:
+        for k, v in self.options:
+            if k == key:
+                return v
+        lowered = key.lower()
+        for k, v in self.options:
+            if k.lower() == lowered:
+                return v
+        return default
+
+    def option_map(self) -> dict[str, Any]:
+        return dict(self.options)
+
+    def column_index(self, name: str) -> int | None:
+        for i, c in enumerate(self.columns):
+            if c.name == name:
+                return i
+        lowered = name.lower()
+        for i, c in enumerate(self.columns):
+            if c.name.lower() == lowered:
+                return i
+        return None
+
+
+@dataclass(frozen=True, slots=True)
+class ViewInfo:
+    name: str
+    columns: tuple[str, ...]
+    query: Any  # grammar.syntax.Query
+    text: str = ""
+    instance: str = DEFAULT_INSTANCE
+
+
+@dataclass(frozen=True, slots=True)
+class VertexTableInfo:
+    """One vertex label of a graph: its fields (the id field among them)."""
+
+    label: str
+    fields: tuple[ColumnInfo, ...]
+    id_field: str
+    using: str | None = None  # the table that holds the data, for USING graphs
+
+    def struct_type(self) -> T.StructType:
+        return vertex_struct(self.label, self.fields, self.id_field)
+
+
+@dataclass(frozen=True, slots=True)
+class EdgeTableInfo:
+    label: str
+    fields: tuple[ColumnInfo, ...]
+    src_field: str
+    dst_field: str
+    ts_field: str | None = None
+    using: str | None = None
+    src_label: str | None = None  # from ``srcId from buyer SOURCE ID``
+    dst_label: str | None = None
+
+    def struct_type(self) -> T.StructType:
+        return edge_struct(self.label, self.fields, self.src_field, self.dst_field, self.ts_field)
+
+
+def vertex_struct(label: str, fields: Iterable[ColumnInfo], id_field: str) -> T.StructType:
+    fields = tuple(fields)
+    id_type = next(f.type for f in fields if f.name == id_field)
+    struct_fields = [
+        T.StructField(T.VERTEX_ID_FIELD, id_type),
+        T.StructField(T.LABEL_FIELD, T.VARCHAR),
+    ]
+    struct_fields += [T.StructField(f.name, f.type) for f in fields]
+    return T.StructType(tuple(struct_fields), "VERTEX", (label,), id_field=id_field)
+
+
+def edge_struct(
+    label: str,
+    fields: Iterable[ColumnInfo],
+    src_field: str,
+    dst_field: str,
+    ts_field: str | None,
+) -> T.StructType:
+    fields = tuple(fields)
+    types = {f.name: f.type for f in fields}
+    struct_fields = [
+        T.StructField(T.EDGE_SRC_FIELD, types[src_field]),
+        T.StructField(T.EDGE_DST_FIELD, types[dst_field]),
+        T.StructField(T.LABEL_FIELD, T.VARCHAR),
+        T.StructField(T.EDGE_DIRECTION_FIELD, T.VARCHAR),
+    ]
+    if ts_field is not None:
+        struct_fields.append(T.StructField(T.EDGE_TS_FIELD, types[ts_field]))
+    struct_fields += [T.StructField(f.name, f.type) for f in fields]
+    return T.StructType(
+        tuple(struct_fields),
+        "EDGE",
+        (label,),
+        src_field=src_field,
+        dst_field=dst_field,
+        ts_field=ts_field,
+    )
+
+
+@dataclass(frozen=True, slots=True)
+class GraphInfo:
+    name: str
+    vertices: tuple[VertexTableInfo, ...]
+    edges: tuple[EdgeTableInfo, ...]
+    options: tuple[tuple[str, Any], ...] = ()
+    temporary: bool = False
+    instance: str = DEFAULT_INSTANCE
+
+    def option(self, key: str, default: Any = None) -> Any:
+        lowered = key.lower()
+        for k, v in self.options:
+            if k.lower() == lowered:
+                return v
+        return default
+
+    @property
+    def store_type(self) -> str:
+        return str(self.option("storeType", "memory")).lower()
+
+    @property
+    def is_persistent(self) -> bool:
+        return self.store_type != "memory"
+
+    @property
+    def shard_count(self) -> int:
+        value = self.option("shardCount", self.option("shardNum", 1))
+        try:
+            return max(1, int(value))
+        except (TypeError, ValueError):
+            return 1
+
+    def vertex(self, label: str) -> VertexTableInfo | None:
+        lowered = label.lower()
+        return next((v for v in self.vertices if v.label.lower() == lowered), None)
+
+    def edge(self, label: str) -> EdgeTableInfo | None:
+        lowered = label.lower()
+        return next((e for e in self.edges if e.label.lower() == lowered), None)
+
+    @property
+    def is_static(self) -> bool:
+        """Graphs over tables (``USING``) are read-only views of those tables."""
+        return all(v.using for v in self.vertices) and all(e.using for e in self.edges)
+
+
+@dataclass(frozen=True, slots=True)
+class FunctionInfo:
+    name: str
+    class_name: str
+    using: str | None = None
+    instance: str = DEFAULT_INSTANCE
+
+
+@dataclass
+class Catalog:
+    """Mutable registry of definitions, one per session (or per conformance case)."""
+
+    tables: dict[tuple[str, str], TableInfo] = field(default_factory=dict)
+    views: dict[tuple[str, str], ViewInfo] = field(default_factory=dict)
+    graphs: dict[tuple[str, str], GraphInfo] = field(default_factory=dict)
+    functions: dict[tuple[str, str], FunctionInfo] = field(default_factory=dict)
+    instance: str = DEFAULT_INSTANCE
+    current_graph: str | None = None
+
+    # Keys ------------------------------------------------------------------
+    def _key(self, name: str) -> tuple[str, str]:
+        parts = name.split(".")
+        if len(parts) == 2:
+            return parts[0].lower(), parts[1].lower()
+        return self.instance.lower(), name.lower()
+
+    def _key_parts(self, parts: tuple[str, ...]) -> tuple[str, str]:
+        if len(parts) >= 2:
+            return parts[-2].lower(), parts[-1].lower()
+        return self.instance.lower(), parts[0].lower()
+
+    def copy(self) -> Catalog:
+        return Catalog(
+            dict(self.tables),
+            dict(self.views),
+            dict(self.graphs),
+            dict(self.functions),
+            self.instance,
+            self.current_graph,
+        )
+
+    # Tables and views ------------------------------------------------------
+    def name_taken(self, key: tuple[str, str]) -> str | None:
+        if key in self.tables:
+            return "table"
+        if key in self.views:
+            return "view"
+        if key in self.graphs:
+            return "graph"
+        return None
+
+    def add_table(self, table: TableInfo, *, if_not_exists: bool = False) -> bool:
+        key = (table.instance.lower(), table.name.lower())
+        taken = self.name_taken(key)
+        if taken:
+            if if_not_exists:
+                return False
+            raise CatalogError(f"{taken} {table.name!r} already exists")
+        self.tables[key] = table
+        return True
+
+    def add_view(self, view: ViewInfo, *, if_not_exists: bool = False, replace: bool = False) -> bool:
+        key = (view.instance.lower(), view.name.lower())
+        taken = self.name_taken(key)
+        if taken and not (replace and taken == "view"):
+            if if_not_exists:
+                return False
+            raise CatalogError(f"{taken} {view.name!r} already exists")
+        self.views[key] = view
+        return True
+
+    def add_graph(self, graph: GraphInfo, *, if_not_exists: bool = False) -> bool:
+        key = (graph.instance.lower(), graph.name.lower())
+        taken = self.name_taken(key)
+        if taken:
+            if if_not_exists:
+                return False
+            raise CatalogError(f"{taken} {graph.name!r} already exists")
+        self.graphs[key] = graph
+        return True
+
+    def add_function(self, fn: FunctionInfo, *, if_not_exists: bool = False) -> bool:
+        key = (fn.instance.lower(), fn.name.lower())
+        if key in self.functions and if_not_exists:
+            return False
+        self.functions[key] = fn  # re-registering a function replaces it, as GeaFlow does
+        return True
+
+    def table(self, parts: tuple[str, ...]) -> TableInfo | None:
+        return self.tables.get(self._key_parts(parts))
+
+    def view(self, parts: tuple[str, ...]) -> ViewInfo | None:
+        return self.views.get(self._key_parts(parts))
+
+    def graph(self, parts: tuple[str, ...]) -> GraphInfo | None:
+        return self.graphs.get(self._key_parts(parts))
+
+    def function(self, name: str) -> FunctionInfo | None:
+        return self.functions.get(self._key(name))
+
+    def drop(self, kind: str, parts: tuple[str, ...]) -> bool:
+        key = self._key_parts(parts)
+        store = {
+            "TABLE": self.tables,
+            "VIEW": self.views,
+            "GRAPH": self.graphs,
+            "FUNCTION": self.functions,
+        }[kind]
+        return store.pop(key, None) is not None
+
+    # Listing ---------------------------------------------------------------
+    def table_names(self) -> list[str]:
+        return sorted(t.name for k, t in self.tables.items() if k[0] == self.instance.lower())
+
+    def view_names(self) -> list[str]:
+        return sorted(v.name for k, v in self.views.items() if k[0] == self.instance.lower())
+
+    def graph_names(self) -> list[str]:
+        return sorted(g.name for k, g in self.graphs.items() if k[0] == self.instance.lower())
+
+    def function_names(self) -> list[str]:
+        return sorted(f.name for k, f in self.functions.items() if k[0] == self.instance.lower())

@@ -1,0 +1,87 @@
+"""SHOW TABLES / GRAPHS / FUNCTIONS, DESCRIBE and SET (show) as text results."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from planner.statements import InfoStatement
+
+from .errors import CatalogError
+from .results import StatementResult
+
+
+def _table(rows: list[tuple[str, ...]], header: tuple[str, ...]) -> str:
+    widths = [len(h) for h in header]
+    for r in rows:
+        widths = [max(w, len(str(c))) for w, c in zip(widths, r, strict=True)]
+    line = "+" + "+".join("-" * (w + 2) for w in widths) + "+"
+    out = [line, "| " + " | ".join(h.ljust(w) for h, w in zip(header, widths, strict=True)) + " |", line]
+    for r in rows:
+        out.append("| " + " | ".join(str(c).ljust(w) for c, w in zip(r, widths, strict=True)) + " |")
+    out.append(line)
+    return "\n".join(out)
+
+
+def show(session: Any, st: InfoStatement) -> StatementResult:
+    catalog = session.catalog
+    if st.kind == "set":
+        items = sorted(session.config.items())
+        if st.what:
+            items = [(k, v) for k, v in items if k == st.what]
+            if not items:
+                from .config import KNOWN_KEYS
+
+                known = KNOWN_KEYS.get(st.what)
+                items = [(st.what, known.default if known else "(not set)")]
+        return StatementResult("info", text=_table([(k, str(v)) for k, v in items], ("key", "value")))
+    if st.what == "TABLES":
+        rows = [(n, "table") for n in catalog.table_names()] + [
+            (n, "view") for n in catalog.view_names()
+        ]
+        return StatementResult("info", text=_table(sorted(rows), ("name", "kind")))
+    if st.what == "GRAPHS":
+        rows = []
+        for name in catalog.graph_names():
+            g = catalog.graph((name,))
+            rows.append((name, g.store_type, ", ".join(v.label for v in g.vertices), ", ".join(e.label for e in g.edges)))
+        return StatementResult("info", text=_table(rows, ("name", "store", "vertices", "edges")))
+    from planner.functions.registry import all_builtin_names
+
+    names = all_builtin_names()
+    rows = [(n, "user") for n in catalog.function_names()]
+    for kind in ("scalar", "aggregate", "table"):
+        rows += [(n, kind) for n in names[kind]]
+    return StatementResult("info", text=_table(rows, ("name", "kind")))
+
+
+def describe(session: Any, st: InfoStatement) -> StatementResult:
+    catalog = session.catalog
+    parts = st.name
+    if st.what in ("", "TABLE"):
+        table = catalog.table(parts)
+        if table is not None:
+            rows = [(c.name, str(c.type)) for c in table.columns]
+            opts = "\n".join(f"  {k} = {v}" for k, v in table.options)
+            return StatementResult(
+                "info", text=_table(rows, ("column", "type")) + (f"\noptions:\n{opts}" if opts else "")
+            )
+    if st.what in ("", "VIEW", "TABLE"):
+        view = catalog.view(parts)
+        if view is not None:
+            return StatementResult("info", text=f"view {view.name} AS\n{view.text}")
+    if st.what in ("", "GRAPH"):
+        graph = catalog.graph(parts)
+        if graph is not None:
+            rows = []
+            for v in graph.vertices:
+                for f in v.fields:
+                    rows.append(("vertex", v.label, f.name, str(f.type), "ID" if f.name == v.id_field else ""))
+            for e in graph.edges:
+                for f in e.fields:
+                    role = (
+                        "SOURCE ID" if f.name == e.src_field else "DESTINATION ID" if f.name == e.dst_field
+                        else "TIMESTAMP" if f.name == e.ts_field else ""
+                    )
+                    rows.append(("edge", e.label, f.name, str(f.type), role))
+            return StatementResult("info", text=_table(rows, ("kind", "label", "field", "type", "role")))
+    raise CatalogError(f"unknown table, view or graph {'.'.join(parts)!r}")

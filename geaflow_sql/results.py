@@ -1,0 +1,83 @@
+"""Results of statements, and query results convertible to Arrow, pandas, rows."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+
+class QueryResult:
+    """The rows of a query.  Fetched from Spark once, on first use, as Arrow."""
+
+    def __init__(self, df: Any, names: list[str], types: list[Any], on_error: Any = None) -> None:
+        self._df = df
+        self.columns = list(names)
+        self.types = list(types)
+        self._arrow: Any = None
+        self._on_error = on_error
+
+    @property
+    def dataframe(self) -> Any:
+        """The Spark DataFrame, with the query's column names."""
+        return self._df.toDF(*self.columns) if self.columns else self._df
+
+    def to_arrow(self) -> Any:
+        if self._arrow is None:
+            import pyarrow as pa
+
+            try:
+                table = self._df.toArrow()
+            except Exception as err:
+                if self._on_error is not None:
+                    raise self._on_error(err) from None
+                raise
+            if table.num_columns == len(self.columns):
+                table = table.rename_columns(self.columns)
+            elif not self.columns:
+                table = pa.table({})
+            self._arrow = table
+        return self._arrow
+
+    def to_pandas(self) -> Any:
+        return self.to_arrow().to_pandas()
+
+    def collect(self) -> list[tuple[Any, ...]]:
+        table = self.to_arrow()
+        cols = [c.to_pylist() for c in table.columns]
+        return list(zip(*cols, strict=True)) if cols else []
+
+    def __len__(self) -> int:
+        return self.to_arrow().num_rows
+
+    def __repr__(self) -> str:
+        return f"QueryResult(columns={self.columns})"
+
+
+@dataclass
+class StatementResult:
+    """What one statement of a script did."""
+
+    kind: str  # ddl | set | use | insert | query | explain | info
+    statement: str = ""
+    message: str = ""
+    rows_written: int | None = None
+    query: QueryResult | None = None
+    text: str | None = None  # EXPLAIN / SHOW / DESCRIBE output
+    seconds: float = 0.0
+    line: int = 0
+    extra: dict[str, Any] = field(default_factory=dict)
+
+    def to_arrow(self) -> Any:
+        if self.query is None:
+            raise ValueError(f"a {self.kind} statement has no rows")
+        return self.query.to_arrow()
+
+    def to_pandas(self) -> Any:
+        if self.query is None:
+            raise ValueError(f"a {self.kind} statement has no rows")
+        return self.query.to_pandas()
+
+    def collect(self) -> list[tuple[Any, ...]]:
+        if self.query is None:
+            raise ValueError(f"a {self.kind} statement has no rows")
+        return self.query.collect()

@@ -1,0 +1,313 @@
+"""The Python API: a Session runs GeaFlow DSL scripts on a SparkSession.
+
+    >>> from geaflow_sql import Session
+    >>> s = Session()                        # local Spark
+    >>> s.execute("CREATE TABLE t (a int) WITH (type='file', geaflow.dsl.file.path='/tmp/t.txt')")
+    >>> rows = s.sql("SELECT a FROM t").collect()
+
+A script is parsed whole first (a syntax error anywhere stops it before it
+runs), then its statements run in order against the session's catalog.
+"""
+
+from __future__ import annotations
+
+import os
+import threading
+import time
+import uuid
+from collections.abc import Mapping
+from typing import Any
+
+from grammar import syntax as s
+from grammar.parser import parse as parse_script
+from planner.binder import BindContext, StatementBinder
+from planner.statements import (
+    BoundStatement,
+    CatalogChange,
+    ExplainStatement,
+    InfoStatement,
+    PlanStatement,
+    SessionChange,
+)
+
+from .catalog import Catalog, GraphInfo, TableInfo
+from .config import Config
+from .errors import ConfigError, GeaflowError, ValidationError
+from .results import QueryResult, StatementResult
+
+
+class Session:
+    """A GeaFlow DSL session: its own catalog and configuration on a SparkSession.
+
+    ``master``: Spark master URL (``local[*]`` by default, ``spark://...``,
+    ``yarn``, ``k8s://...`` or ``sc://host:port`` for Spark Connect).
+    ``conf``: job configuration (``geaflow.*`` keys) and Spark settings
+    (``spark.*`` keys, used when this session starts Spark).
+    ``spark``: an existing SparkSession to use instead of starting one.
+    """
+
+    def __init__(
+        self,
+        master: str | None = None,
+        conf: Mapping[str, Any] | None = None,
+        *,
+        spark: Any = None,
+        base_dir: str | None = None,
+        catalog: Catalog | None = None,
+    ) -> None:
+        self.master = master
+        self.config = Config(conf or {})
+        self._spark = spark
+        self._spark_conf = {k: v for k, v in (conf or {}).items() if str(k).startswith("spark.")}
+        self.catalog = catalog if catalog is not None else Catalog()
+        self.base_dir = base_dir or os.getcwd()
+        from runtime.stores import GraphStores
+
+        self.stores = GraphStores()
+        self.user_functions: dict[str, Any] = {}
+        self._closed = False
+        self._tag_lock = threading.Lock()
+        self.current_tag: str | None = None
+        if spark is not None:
+            from runtime.spark_adapter import prepare_session
+
+            prepare_session(spark)
+
+    # ------------------------------------------------------------------ spark
+    @property
+    def spark(self) -> Any:
+        if self._spark is None:
+            from runtime.spark_adapter import create_session
+
+            self._spark = create_session(self.master, self._spark_conf)
+        return self._spark
+
+    def close(self) -> None:
+        """Forget this session's catalog; stop Spark only if this session started it."""
+        self._closed = True
+        self.catalog = Catalog()
+
+    def __enter__(self) -> Session:
+        return self
+
+    def __exit__(self, *exc: Any) -> None:
+        self.close()
+
+    # ------------------------------------------------------------------ parse
+    @staticmethod
+    def parse(text: str, source: str = "<script>") -> s.Script:
+        return parse_script(text, source)
+
+    # ---------------------------------------------------------------- execute
+    def execute(
+        self,
+        script: str,
+        source: str = "<script>",
+        *,
+        parameters: Any = None,
+        check_only: bool = False,
+    ) -> list[StatementResult]:
+        """Run every statement of ``script``; one result per statement."""
+        if self._closed:
+            raise ConfigError("the session is closed")
+        parsed = parse_script(script, source)
+        results: list[StatementResult] = []
+        runtime_ctx = self._runtime_context()
+        for st in parsed.statements:
+            results.append(
+                self._run_statement(st, parsed, runtime_ctx, parameters, check_only)
+            )
+        return results
+
+    def sql(self, statement: str, *, parameters: Any = None) -> QueryResult | StatementResult:
+        """Run one statement (or a script); return the last query's rows if it has any."""
+        results = self.execute(statement, "<sql>", parameters=parameters)
+        if not results:
+            raise ValidationError("no statement to run")
+        last = results[-1]
+        return last.query if last.query is not None else last
+
+    def explain(self, statement: str) -> str:
+        """EXPLAIN text (logical plans before/after rules, PipelineGraph, cycles, Spark plan)."""
+        text = statement.strip().rstrip(";")
+        results = self.execute(f"EXPLAIN {text}", "<explain>")
+        return results[-1].text or ""
+
+    def check(self, script: str, source: str = "<script>") -> list[StatementResult]:
+        """Parse and plan every statement without running Spark jobs."""
+        return self.execute(script, source, check_only=True)
+
+    # -------------------------------------------------------------- internals
+    def _runtime_context(self) -> Any:
+        from runtime.context import RuntimeContext
+
+        return RuntimeContext(
+            spark=None,
+            config=self.config,
+            catalog=self.catalog,
+            stores=self.stores,
+            base_dir=self.base_dir,
+            user_functions=self.user_functions,
+        )
+
+    def _bind_context(self, parsed: s.Script, parameters: Any) -> BindContext:
+        return BindContext(
+            self.catalog,
+            self.config,
+            parsed.text,
+            parsed.source,
+            parameters,
+            user_functions=self.user_functions,
+        )
+
+    def _run_statement(
+        self,
+        st: s.Statement,
+        parsed: s.Script,
+        rctx: Any,
+        parameters: Any,
+        check_only: bool,
+    ) -> StatementResult:
+        start = time.perf_counter()
+        text = parsed.statement_text(st)
+        try:
+            bound = StatementBinder(self._bind_context(parsed, parameters)).bind(st)
+            result = self._apply(bound, rctx, check_only)
+        except GeaflowError as err:
+            err.at(st.span)
+            err.with_context(text=parsed.text, source=parsed.source)
+            raise
+        result.statement = text
+        result.seconds = time.perf_counter() - start
+        result.line = st.span.line
+        return result
+
+    def _apply(self, bound: BoundStatement, rctx: Any, check_only: bool) -> StatementResult:
+        if isinstance(bound, CatalogChange):
+            return self._catalog_change(bound, rctx)
+        if isinstance(bound, SessionChange):
+            return self._session_change(bound)
+        if isinstance(bound, InfoStatement):
+            from .info import describe, show
+
+            if bound.kind == "show":
+                return show(self, bound)
+            if bound.kind == "set":
+                return show(self, bound)
+            return describe(self, bound)
+        if isinstance(bound, ExplainStatement):
+            return self._explain(bound, rctx)
+        if isinstance(bound, PlanStatement):
+            return self._run_plan(bound, rctx, check_only)
+        raise ValidationError(f"cannot run {type(bound).__name__}")  # pragma: no cover
+
+    def _catalog_change(self, change: CatalogChange, rctx: Any) -> StatementResult:
+        catalog = self.catalog
+        kind = change.kind
+        if change.action == "drop":
+            dropped = catalog.drop(kind.upper(), change.name)
+            if not dropped and not change.if_not_exists:
+                from .errors import CatalogError
+
+                raise CatalogError(f"unknown {kind} {'.'.join(change.name)!r}")
+            if kind == "graph":
+                self.stores.drop(change.name[-1])
+            return StatementResult("ddl", message=f"dropped {kind} {'.'.join(change.name)}")
+        record = change.record
+        if kind == "table":
+            self._validate_table(record, rctx)
+            created = catalog.add_table(record, if_not_exists=change.if_not_exists)
+        elif kind == "view":
+            created = catalog.add_view(
+                record, if_not_exists=change.if_not_exists, replace=change.replace
+            )
+        elif kind == "graph":
+            created = catalog.add_graph(record, if_not_exists=change.if_not_exists)
+            if created:
+                rctx.spark = self.spark if rctx.spark is None else rctx.spark
+                self.stores.create(rctx, record)
+        else:
+            created = catalog.add_function(record, if_not_exists=change.if_not_exists)
+        verb = "created" if created else "exists"
+        return StatementResult("ddl", message=f"{kind} {record.name} {verb}")
+
+    def _validate_table(self, table: TableInfo, rctx: Any) -> None:
+        from runtime.connectors.base import connector_for, merged_options
+
+        connector = connector_for(table)
+        connector.validate(table, merged_options(rctx, table))
+
+    def _session_change(self, change: SessionChange) -> StatementResult:
+        if change.kind == "set":
+            assert change.key is not None
+            self.config = self.config.with_values({change.key: change.value})
+            return StatementResult("set", message=f"{change.key} = {change.value}")
+        if change.kind == "use_graph":
+            graph: GraphInfo = change.value
+            self.catalog.current_graph = graph.name
+            return StatementResult("use", message=f"using graph {graph.name}")
+        self.catalog.instance = str(change.key)
+        return StatementResult("use", message=f"using instance {change.key}")
+
+    def _prepare(self, bound: PlanStatement, rctx: Any) -> Any:
+        from runtime.executor import prepare
+
+        assert bound.root is not None
+        return prepare(bound.root, self.config)
+
+    def _explain(self, bound: ExplainStatement, rctx: Any) -> StatementResult:
+        from runtime.executor import explain_prepared
+
+        inner = bound.inner
+        if not isinstance(inner, PlanStatement):
+            return StatementResult("explain", text=f"{type(inner).__name__}: runs in the catalog, no plan")
+        prepared = self._prepare(inner, rctx)
+        rctx.spark = self.spark
+        rctx.config = self.config
+        return StatementResult("explain", text=explain_prepared(rctx, prepared))
+
+    def _run_plan(self, bound: PlanStatement, rctx: Any, check_only: bool) -> StatementResult:
+        from runtime.executor import run_prepared
+        from runtime.errors import translate
+        from runtime.spark_adapter import tag_jobs, untag_jobs
+
+        prepared = self._prepare(bound, rctx)
+        if check_only:
+            return StatementResult(bound.kind, message="planned (not run)")
+        rctx.spark = self.spark
+        rctx.config = self.config
+        tag = f"geaflow-sql-{uuid.uuid4().hex[:12]}"
+        with self._tag_lock:
+            self.current_tag = tag
+        tag_jobs(rctx.spark, tag)
+        try:
+            result = run_prepared(rctx, prepared)
+        finally:
+            untag_jobs(rctx.spark, tag)
+            with self._tag_lock:
+                self.current_tag = None
+        if bound.kind == "query":
+            schema = prepared.plan.schema
+            return StatementResult(
+                "query",
+                query=QueryResult(
+                    result, [f.name for f in schema], [f.type for f in schema], translate
+                ),
+            )
+        rows = result if isinstance(result, int) and result >= 0 else None
+        return StatementResult(
+            "insert",
+            rows_written=rows,
+            message=f"inserted {rows} rows into {bound.target}"
+            if rows is not None
+            else f"inserted into {bound.target}",
+        )
+
+    def cancel(self) -> None:
+        """Cancel the Spark jobs of the statement running now (from another thread)."""
+        from runtime.spark_adapter import cancel_jobs
+
+        with self._tag_lock:
+            tag = self.current_tag
+        if tag is not None and self._spark is not None:
+            cancel_jobs(self._spark, tag)

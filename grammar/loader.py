@@ -1,0 +1,67 @@
+"""Loads the Lark grammar once per process.
+
+The grammar is split by sub-language into ``*.lark`` files beside this module;
+they are concatenated in a fixed order (Lark's ``%import`` would namespace the
+rules, and the sub-languages refer to each other: expressions hold subqueries,
+queries hold expressions).  The LALR tables are cached on disk by Lark itself,
+keyed by the grammar text, so a CLI start does not rebuild them.
+"""
+
+from __future__ import annotations
+
+import functools
+import logging
+import os
+import tempfile
+from pathlib import Path
+
+from lark import Lark
+
+GRAMMAR_DIR = Path(__file__).resolve().parent
+GRAMMAR_FILES = (
+    "script.lark",
+    "ddl.lark",
+    "dml.lark",
+    "query.lark",
+    "gql.lark",
+    "expressions.lark",
+    "common.lark",
+)
+
+
+def grammar_text() -> str:
+    """The full grammar, as the concatenation of the sub-language files."""
+    return "\n".join((GRAMMAR_DIR / name).read_text(encoding="utf-8") for name in GRAMMAR_FILES)
+
+
+def _cache_path() -> str:
+    base = os.environ.get("GEAFLOW_SQL_CACHE_DIR") or os.path.join(
+        tempfile.gettempdir(), f"geaflow-sql-{os.getuid() if hasattr(os, 'getuid') else 'u'}"
+    )
+    os.makedirs(base, exist_ok=True)
+    return os.path.join(base, "grammar.lark.cache")
+
+
+@functools.lru_cache(maxsize=1)
+def parser() -> Lark:
+    """The script parser (LALR, contextual lexer, positions on every node)."""
+    # Lark logs shift/reduce resolutions at DEBUG; keep them out of user output.
+    logging.getLogger("lark").setLevel(logging.WARNING)
+    text = grammar_text()
+    try:
+        return Lark(
+            text,
+            parser="lalr",
+            lexer="contextual",
+            propagate_positions=True,
+            maybe_placeholders=False,
+            cache=_cache_path(),
+        )
+    except OSError:
+        return Lark(
+            text,
+            parser="lalr",
+            lexer="contextual",
+            propagate_positions=True,
+            maybe_placeholders=False,
+        )

@@ -1,0 +1,1 @@
+"""The planner: binder, logical plan, rules, PipelineGraph, ExecutionGraph, EXPLAIN."""

@@ -1,0 +1,34 @@
+"""What a binder needs to know while it works: catalog, config, functions, text."""
+
+from __future__ import annotations
+
+import itertools
+from dataclasses import dataclass, field
+from typing import Any
+
+from geaflow_sql.catalog import Catalog
+from geaflow_sql.config import Config
+from geaflow_sql.errors import GeaflowError
+
+
+@dataclass
+class BindContext:
+    catalog: Catalog
+    config: Config
+    text: str = ""
+    source: str = "<script>"
+    # DB-API parameters: positional list or mapping, bound as literals.
+    parameters: Any = None
+    # Views being expanded (to report recursive definitions instead of looping).
+    expanding_views: tuple[str, ...] = ()
+    # Loaded user function classes: catalog name -> FunctionBinding.
+    user_functions: dict[str, Any] = field(default_factory=dict)
+    _ids: Any = field(default_factory=lambda: itertools.count())
+
+    def fresh(self, prefix: str) -> str:
+        return f"{prefix}{next(self._ids)}"
+
+    def error(self, err: GeaflowError, span: Any) -> GeaflowError:
+        err.at(span)
+        err.with_context(text=self.text, source=self.source)
+        return err

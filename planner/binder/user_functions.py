@@ -1,0 +1,126 @@
+"""Resolving ``CREATE FUNCTION`` names: GeaFlow built-in classes or Python classes.
+
+A function name resolves, in order, to: a function the catalog holds (created
+with ``CREATE FUNCTION``), then a built-in.  A catalog function whose class is
+one of GeaFlow's own built-ins is just another name for ours; any other class
+path is imported as Python (``package.module.Class``).  Test-only classes of
+GeaFlow's reference suite are looked up in ``GEAFLOW_SQL_FUNCTION_ALIASES``
+(a registry tests and users can extend, see ``register_class_alias``).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import importlib
+from dataclasses import dataclass
+from typing import Any
+
+from geaflow_sql import types as T
+from geaflow_sql.catalog import FunctionInfo
+from geaflow_sql.errors import CatalogError, ValidationError
+from geaflow_sql.udf import AggregateFunction, ScalarFunction, TableFunction
+from planner.functions import FunctionKind, resolve_class_name
+
+# Java class name -> Python "module.Class" that implements it.  Filled by
+# ``register_class_alias``; GeaFlow's reference tests use classes of their own
+# (MyCount, Split2, ...) and our test suite registers Python equivalents here.
+_CLASS_ALIASES: dict[str, str] = {}
+
+
+def register_class_alias(java_class: str, python_path: str) -> None:
+    _CLASS_ALIASES[java_class] = python_path
+
+
+@dataclass(frozen=True, slots=True)
+class UserFunction:
+    """A loaded Python user function."""
+
+    name: str  # catalog name
+    class_path: str
+    kind: FunctionKind
+    instance: Any
+    spark_name: str  # unique name the runtime registers it under
+
+    @property
+    def vectorized(self) -> bool:
+        return bool(getattr(self.instance, "vectorized", False))
+
+
+@dataclass(frozen=True, slots=True)
+class BuiltinAlias:
+    """A catalog function that names one of our built-ins."""
+
+    name: str
+    kind: FunctionKind
+    builtin: str
+
+
+def load_python_class(path: str) -> Any:
+    module_name, _, class_name = path.rpartition(".")
+    if not module_name:
+        raise ValidationError(f"function class {path!r} must be written as 'module.Class'")
+    try:
+        module = importlib.import_module(module_name)
+    except ImportError as err:
+        raise CatalogError(
+            f"cannot load function class {path!r}: module {module_name!r} not found ({err})"
+        ) from None
+    cls = getattr(module, class_name, None)
+    if cls is None:
+        raise CatalogError(f"cannot load function class {path!r}: no {class_name!r} in {module_name}")
+    return cls
+
+
+def resolve_function(info: FunctionInfo) -> UserFunction | BuiltinAlias:
+    builtin = resolve_class_name(info.class_name)
+    if builtin is not None:
+        return BuiltinAlias(info.name, builtin[0], builtin[1])
+    algorithm = _algorithm_alias(info.class_name)
+    if algorithm is not None:
+        return BuiltinAlias(info.name, FunctionKind.ALGORITHM, algorithm)
+    path = _CLASS_ALIASES.get(info.class_name, info.class_name)
+    cls = load_python_class(path)
+    instance = cls() if isinstance(cls, type) else cls
+    if isinstance(instance, AggregateFunction):
+        kind = FunctionKind.AGGREGATE
+    elif isinstance(instance, TableFunction):
+        kind = FunctionKind.TABLE
+    elif isinstance(instance, ScalarFunction):
+        kind = FunctionKind.SCALAR
+    elif _looks_like_algorithm(instance):
+        kind = FunctionKind.ALGORITHM
+    elif callable(getattr(instance, "eval", None)):
+        kind = FunctionKind.SCALAR
+    else:
+        raise CatalogError(
+            f"function class {info.class_name!r} is not a ScalarFunction, AggregateFunction, "
+            "TableFunction or algorithm"
+        )
+    digest = hashlib.sha1(path.encode()).hexdigest()[:10]
+    return UserFunction(info.name, path, kind, instance, f"geaflow_udf_{digest}")
+
+
+def _algorithm_alias(class_name: str) -> str | None:
+    try:
+        from runtime.algorithms.registry import algorithm_for_class
+    except ImportError:  # pragma: no cover - algorithms package optional at import time
+        return None
+    return algorithm_for_class(class_name)
+
+
+def _looks_like_algorithm(instance: Any) -> bool:
+    return callable(getattr(instance, "process", None)) and callable(getattr(instance, "init", None))
+
+
+def parse_type_name(text: str) -> Any:
+    from grammar.parser import parse
+
+    script = parse(f"CREATE TABLE __t (x {text})")
+    type_name = script.statements[0].columns[0].type  # type: ignore[attr-defined]
+    args = tuple(parse_type_name_node(a) for a in type_name.args)
+    return T.type_from_name(type_name.name, type_name.params, args)
+
+
+def parse_type_name_node(node: Any) -> Any:
+    args = tuple(parse_type_name_node(a) for a in node.args)
+    return T.type_from_name(node.name, node.params, args)

@@ -1,0 +1,100 @@
+"""EXPLAIN text for every level of a statement's plan."""
+
+from __future__ import annotations
+
+from .logical import LogicalNode
+from .optimizer import OptimizeResult
+from .physical import ExecutionGraph, ExecutionGroup
+from .pipeline import PipelineGraph
+
+
+def render_logical(node: LogicalNode) -> str:
+    lines: list[str] = []
+    seen: dict[int, int] = {}
+
+    def visit(n: LogicalNode, depth: int) -> None:
+        attrs = n.explain_attrs()
+        fields = ", ".join(f"{f.name}:{f.type}" for f in n.schema)
+        text = f"{'  ' * depth}{n.kind}({attrs})" if attrs else f"{'  ' * depth}{n.kind}"
+        if id(n) in seen:
+            lines.append(f"{text}  [shared #{seen[id(n)]}]")
+            return
+        seen[id(n)] = len(seen)
+        lines.append(f"{text}  -> [{fields}]" if fields else text)
+        for extra in getattr(n, "explain_children", lambda: [])():
+            lines.append(f"{'  ' * (depth + 1)}{extra}")
+        for c in n.inputs:
+            visit(c, depth + 1)
+
+    visit(node, 0)
+    return "\n".join(lines)
+
+
+def render_pipeline(graph: PipelineGraph) -> str:
+    lines = []
+    for v in graph.vertices:
+        ins = graph.inputs_of(v.id)
+        src = ", ".join(
+            f"{e.src}{'/' + e.partition if e.partition else ''}"
+            + (f"{list(e.keys)}" if e.keys else "")
+            for e in ins
+        )
+        repeat = "" if v.repeats == "once" else f" repeats={v.repeats}"
+        lines.append(
+            f"  [{v.id}] {v.kind:<10} {v.operator:<14} parallelism={v.parallelism}{repeat}"
+            + (f"  <- {src}" if src else "")
+        )
+    return "\n".join(lines)
+
+
+def render_groups(graph: ExecutionGraph) -> str:
+    lines: list[str] = []
+
+    def visit(g: ExecutionGroup, depth: int) -> None:
+        pad = "  " * (depth + 1)
+        lines.append(
+            f"{pad}group {g.id} mode={g.mode} vertices={list(g.vertex_ids)} "
+            f"head={list(g.head)} tail={list(g.tail)}"
+        )
+        lines.append(f"{pad}  cycle {g.id}: rounds {_rounds(g.mode)}")
+        for c in g.children:
+            visit(c, depth + 1)
+
+    visit(graph.root, 0)
+    return "\n".join(lines)
+
+
+def _rounds(mode: str) -> str:
+    return {
+        "once": "1 (batch)",
+        "per_window": "one per source window",
+        "per_iteration": "one per iteration, until convergence or the bound",
+    }.get(mode, mode)
+
+
+def render_all(
+    optimized: OptimizeResult,
+    pipeline: PipelineGraph,
+    execution: ExecutionGraph,
+    spark_plan: str | None,
+) -> str:
+    applied = [a.rule for a in optimized.trace if a.changed]
+    parts = [
+        "== Logical Plan (before rules) ==",
+        render_logical(optimized.before),
+        "",
+        "== Rules applied ==",
+        "  " + (", ".join(dict.fromkeys(applied)) if applied else "(none)"),
+        "",
+        "== Logical Plan (after rules) ==",
+        render_logical(optimized.after),
+        "",
+        "== PipelineGraph ==",
+        render_pipeline(pipeline),
+        "",
+        "== ExecutionGroups and cycles ==",
+        render_groups(execution),
+    ]
+    if spark_plan is not None:
+        parts += ["", "== Spark Plan ==", spark_plan.rstrip()]
+    return "\n".join(parts)

@@ -1,0 +1,146 @@
+"""Bound expressions: sqlglot trees whose column references are input positions.
+
+After binding, every column reference in a plan node is ``c<i>``: the i-th field
+of the node's input (for a join, of the left input followed by the right).  The
+GeaFlow type of every bound expression is kept in ``expr.meta["type"]``.
+Expressions are never mutated once bound; helpers here return copies.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Iterable, Mapping
+from typing import Any
+
+from sqlglot import exp
+
+from geaflow_sql import types as T
+
+_REF = re.compile(r"^c(\d+)$")
+
+
+def typed(e: exp.Expression, t: Any) -> exp.Expression:
+    e.meta["type"] = t
+    return e
+
+
+def type_of(e: exp.Expression) -> Any:
+    t = e.meta.get("type") if e.meta else None
+    if t is None:
+        if isinstance(e, exp.Boolean):
+            return T.BOOLEAN
+        if isinstance(e, exp.Null):
+            return T.NULL
+        return T.ANY
+    return t
+
+
+def ref(index: int, t: Any) -> exp.Expression:
+    """A reference to input field ``index``."""
+    return typed(exp.Column(this=exp.Identifier(this=f"c{index}", quoted=False)), t)
+
+
+def ref_index(e: exp.Expression) -> int | None:
+    """The input index of a bare reference, else None."""
+    if isinstance(e, exp.Column) and not e.table:
+        m = _REF.match(e.name)
+        if m:
+            return int(m.group(1))
+    return None
+
+
+def input_refs(e: exp.Expression) -> set[int]:
+    out: set[int] = set()
+    for node in e.find_all(exp.Column):
+        i = ref_index(node)
+        if i is not None:
+            out.add(i)
+    return out
+
+
+def copy_typed(e: exp.Expression) -> exp.Expression:
+    """A deep copy that keeps the type annotations of every node."""
+    c = e.copy()
+    for a, b in zip(e.walk(), c.walk(), strict=False):
+        if a.meta and "type" in a.meta:
+            b.meta["type"] = a.meta["type"]
+    return c
+
+
+def remap_refs(e: exp.Expression, mapping: Mapping[int, int] | Callable[[int], int]) -> exp.Expression:
+    """Renumber input references (after a projection or join reorders inputs)."""
+    get = mapping if callable(mapping) else mapping.__getitem__
+    out = copy_typed(e)
+    for node in list(out.find_all(exp.Column)):
+        i = ref_index(node)
+        if i is not None:
+            node.set("this", exp.Identifier(this=f"c{get(i)}", quoted=False))
+    return out
+
+
+def substitute_refs(e: exp.Expression, values: Mapping[int, exp.Expression]) -> exp.Expression:
+    """Replace each reference ``c<i>`` by ``values[i]`` (inlining a projection)."""
+    root = copy_typed(e)
+    if ref_index(root) is not None:
+        return copy_typed(values[ref_index(root)])  # type: ignore[index]
+    for node in list(root.find_all(exp.Column)):
+        i = ref_index(node)
+        if i is not None and i in values:
+            node.replace(copy_typed(values[i]))
+    return root
+
+
+def conjuncts(e: exp.Expression | None) -> list[exp.Expression]:
+    if e is None:
+        return []
+    inner = e.unnest() if isinstance(e, exp.Paren) else e
+    if isinstance(inner, exp.And):
+        return conjuncts(inner.left) + conjuncts(inner.right)
+    return [e]
+
+
+def and_all(parts: Iterable[exp.Expression]) -> exp.Expression | None:
+    parts = list(parts)
+    if not parts:
+        return None
+    result = parts[0]
+    for p in parts[1:]:
+        result = typed(exp.And(this=paren(result), expression=paren(p)), T.BOOLEAN)
+    return result
+
+
+def paren(e: exp.Expression) -> exp.Expression:
+    if isinstance(e, (exp.Column, exp.Literal, exp.Paren, exp.Boolean, exp.Null, exp.Func)):
+        return e
+    return typed(exp.Paren(this=e), type_of(e))
+
+
+def is_deterministic(e: exp.Expression) -> bool:
+    for node in e.walk():
+        if isinstance(node, (exp.Rand, exp.Randn)):
+            return False
+        if isinstance(node, exp.Anonymous) and str(node.this).lower() in ("rand", "uuid", "random"):
+            return False
+    return True
+
+
+def is_constant(e: exp.Expression) -> bool:
+    return not input_refs(e) and is_deterministic(e) and not any(
+        isinstance(n, exp.AggFunc) for n in e.walk()
+    )
+
+
+def render(e: exp.Expression, names: list[str] | None = None) -> str:
+    """Readable text of a bound expression (for EXPLAIN): ``$i`` or the field name."""
+    out = copy_typed(e)
+
+    def rename(node: exp.Expression) -> exp.Expression:
+        i = ref_index(node)
+        if i is not None:
+            label = names[i] if names and i < len(names) else None
+            text = f"${i}" if label is None else f"{label}${i}"
+            return exp.Column(this=exp.Identifier(this=text, quoted=False))
+        return node
+
+    out = out.transform(rename, copy=False)
+    return out.sql(dialect="spark")

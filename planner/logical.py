@@ -1,0 +1,458 @@
+"""Logical plan nodes: frozen, hashable dataclasses; rules return new nodes.
+
+Relational nodes mirror Calcite's (TableScan, Project, Filter, Aggregate, Sort,
+Join, Union, Values, Correlate) and graph nodes mirror GeaFlow's (GraphMatch
+with a tree of match operators, GraphAlgorithm).  Expressions inside a node are
+bound sqlglot trees (``planner.expressions``) over the node's input fields.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field, fields, replace
+from typing import Any
+
+from sqlglot import exp
+
+from geaflow_sql.catalog import GraphInfo, TableInfo
+
+from .expressions import render
+
+
+@dataclass(frozen=True, slots=True)
+class Field:
+    name: str
+    type: Any
+
+
+Schema = tuple[Field, ...]
+
+
+def names_of(schema: Schema) -> list[str]:
+    return [f.name for f in schema]
+
+
+@dataclass(frozen=True, slots=True)
+class LogicalNode:
+    """Base of all plan nodes.  ``inputs`` are the child nodes, in order."""
+
+    @property
+    def inputs(self) -> tuple[LogicalNode, ...]:
+        return tuple(getattr(self, f.name) for f in fields(self) if f.name in self._input_fields())
+
+    @classmethod
+    def _input_fields(cls) -> tuple[str, ...]:
+        return ()
+
+    def with_inputs(self, *new_inputs: LogicalNode) -> LogicalNode:
+        names = self._input_fields()
+        if len(names) == 1 and names[0] == "inputs_":
+            return replace(self, inputs_=tuple(new_inputs))  # type: ignore[call-arg]
+        return replace(self, **dict(zip(names, new_inputs, strict=True)))
+
+    @property
+    def schema(self) -> Schema:
+        raise NotImplementedError
+
+    @property
+    def kind(self) -> str:
+        return type(self).__name__
+
+    def explain_attrs(self) -> str:
+        return ""
+
+    def input_names(self) -> list[str]:
+        out: list[str] = []
+        for i in self.inputs:
+            out += names_of(i.schema)
+        return out
+
+
+# ---------------------------------------------------------------------------
+# Relational nodes
+# ---------------------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class TableScan(LogicalNode):
+    """Reads a table.  ``projection``: the table columns kept (in order), None = all;
+    ``filters``: predicates pushed into the scan, over the projected columns."""
+
+    table: TableInfo
+    projection: tuple[int, ...] | None = None
+    filters: tuple[exp.Expression, ...] = ()
+    # Job config at plan time (windows, separators...) merged with table options.
+    options: tuple[tuple[str, Any], ...] = ()
+
+    @property
+    def schema(self) -> Schema:
+        cols = self.table.columns
+        idx = self.projection if self.projection is not None else range(len(cols))
+        return tuple(Field(cols[i].name, cols[i].type) for i in idx)
+
+    def explain_attrs(self) -> str:
+        parts = [f"table={self.table.name}"]
+        if self.projection is not None:
+            parts.append("columns=[" + ", ".join(f.name for f in self.schema) + "]")
+        if self.filters:
+            names = names_of(self.schema)
+            parts.append("filters=[" + ", ".join(render(f, names) for f in self.filters) + "]")
+        return ", ".join(parts)
+
+
+@dataclass(frozen=True, slots=True)
+class Values(LogicalNode):
+    rows: tuple[tuple[exp.Expression, ...], ...]
+    fields_: Schema
+
+    @property
+    def schema(self) -> Schema:
+        return self.fields_
+
+    def explain_attrs(self) -> str:
+        shown = ", ".join("(" + ", ".join(render(e) for e in row) + ")" for row in self.rows[:5])
+        more = ", ..." if len(self.rows) > 5 else ""
+        return f"rows={len(self.rows)}: {shown}{more}"
+
+
+@dataclass(frozen=True, slots=True)
+class Project(LogicalNode):
+    input: LogicalNode
+    exprs: tuple[exp.Expression, ...]
+    fields_: Schema
+
+    @classmethod
+    def _input_fields(cls) -> tuple[str, ...]:
+        return ("input",)
+
+    @property
+    def schema(self) -> Schema:
+        return self.fields_
+
+    def explain_attrs(self) -> str:
+        names = names_of(self.input.schema)
+        return ", ".join(
+            f"{f.name}={render(e, names)}" for f, e in zip(self.fields_, self.exprs, strict=True)
+        )
+
+    def is_identity(self) -> bool:
+        from .expressions import ref_index
+
+        in_schema = self.input.schema
+        return len(self.exprs) == len(in_schema) and all(
+            ref_index(e) == i and self.fields_[i].name == in_schema[i].name
+            for i, e in enumerate(self.exprs)
+        )
+
+
+@dataclass(frozen=True, slots=True)
+class Filter(LogicalNode):
+    input: LogicalNode
+    condition: exp.Expression
+
+    @classmethod
+    def _input_fields(cls) -> tuple[str, ...]:
+        return ("input",)
+
+    @property
+    def schema(self) -> Schema:
+        return self.input.schema
+
+    def explain_attrs(self) -> str:
+        return render(self.condition, names_of(self.input.schema))
+
+
+@dataclass(frozen=True, slots=True)
+class AggCall:
+    """An aggregate over input fields.  ``constants`` are extra literal arguments
+    (the fraction of PERCENTILE, the separator of a string aggregate...)."""
+
+    function: str  # canonical upper-case name, or a user function's name
+    args: tuple[int, ...]
+    distinct: bool
+    type: Any
+    constants: tuple[Any, ...] = ()
+    user_function: str | None = None  # catalog name of a user-defined aggregate
+
+    def __str__(self) -> str:
+        inner = ", ".join(f"${a}" for a in self.args) or "*"
+        if self.constants:
+            inner += ", " + ", ".join(repr(c) for c in self.constants)
+        return f"{self.function}({'DISTINCT ' if self.distinct else ''}{inner})"
+
+
+@dataclass(frozen=True, slots=True)
+class Aggregate(LogicalNode):
+    """GROUP BY ``group`` (input field indexes) computing ``calls``.
+
+    Output: the group fields, then one field per call."""
+
+    input: LogicalNode
+    group: tuple[int, ...]
+    calls: tuple[AggCall, ...]
+    fields_: Schema
+
+    @classmethod
+    def _input_fields(cls) -> tuple[str, ...]:
+        return ("input",)
+
+    @property
+    def schema(self) -> Schema:
+        return self.fields_
+
+    def explain_attrs(self) -> str:
+        names = names_of(self.input.schema)
+        keys = ", ".join(f"{names[g]}${g}" for g in self.group)
+        calls = ", ".join(str(c) for c in self.calls)
+        return f"group=[{keys}], calls=[{calls}]"
+
+
+@dataclass(frozen=True, slots=True)
+class SortKey:
+    index: int
+    descending: bool = False
+    nulls_first: bool | None = None  # None: GeaFlow's default (nulls first ascending)
+
+
+@dataclass(frozen=True, slots=True)
+class Sort(LogicalNode):
+    """ORDER BY and/or LIMIT/OFFSET (GeaFlow and Calcite keep them together)."""
+
+    input: LogicalNode
+    keys: tuple[SortKey, ...] = ()
+    limit: int | None = None
+    offset: int = 0
+
+    @classmethod
+    def _input_fields(cls) -> tuple[str, ...]:
+        return ("input",)
+
+    @property
+    def schema(self) -> Schema:
+        return self.input.schema
+
+    def explain_attrs(self) -> str:
+        names = names_of(self.input.schema)
+        parts = []
+        if self.keys:
+            parts.append(
+                "keys=["
+                + ", ".join(
+                    f"{names[k.index]}${k.index}{' DESC' if k.descending else ''}" for k in self.keys
+                )
+                + "]"
+            )
+        if self.limit is not None:
+            parts.append(f"limit={self.limit}")
+        if self.offset:
+            parts.append(f"offset={self.offset}")
+        return ", ".join(parts)
+
+
+JOIN_KINDS = ("INNER", "LEFT", "RIGHT", "FULL", "CROSS", "SEMI", "ANTI")
+
+
+@dataclass(frozen=True, slots=True)
+class Join(LogicalNode):
+    """Joins two inputs; the condition refers to left fields then right fields.
+    SEMI and ANTI joins output only the left fields."""
+
+    left: LogicalNode
+    right: LogicalNode
+    kind: str
+    condition: exp.Expression | None = None
+
+    @classmethod
+    def _input_fields(cls) -> tuple[str, ...]:
+        return ("left", "right")
+
+    @property
+    def schema(self) -> Schema:
+        if self.kind in ("SEMI", "ANTI"):
+            return self.left.schema
+        return self.left.schema + self.right.schema
+
+    def explain_attrs(self) -> str:
+        cond = ""
+        if self.condition is not None:
+            cond = ", on=" + render(self.condition, self.input_names())
+        return f"kind={self.kind}{cond}"
+
+
+@dataclass(frozen=True, slots=True)
+class Union(LogicalNode):
+    inputs_: tuple[LogicalNode, ...]
+    all: bool = True
+
+    @classmethod
+    def _input_fields(cls) -> tuple[str, ...]:
+        return ("inputs_",)
+
+    @property
+    def inputs(self) -> tuple[LogicalNode, ...]:
+        return self.inputs_
+
+    @property
+    def schema(self) -> Schema:
+        return self.inputs_[0].schema
+
+    def explain_attrs(self) -> str:
+        return "all=true" if self.all else "all=false"
+
+
+@dataclass(frozen=True, slots=True)
+class TableFunction:
+    """A resolved table function (UDTF): built-in name or user class."""
+
+    name: str
+    args: tuple[exp.Expression, ...]
+    output: Schema
+    implementation: Any = field(default=None, compare=False, hash=False)
+
+
+@dataclass(frozen=True, slots=True)
+class Correlate(LogicalNode):
+    """``input, LATERAL TABLE(f(args)) AS t(cols)``: each input row joined with
+    the rows the function yields for it."""
+
+    input: LogicalNode
+    function: TableFunction
+
+    @classmethod
+    def _input_fields(cls) -> tuple[str, ...]:
+        return ("input",)
+
+    @property
+    def schema(self) -> Schema:
+        return self.input.schema + self.function.output
+
+    def explain_attrs(self) -> str:
+        names = names_of(self.input.schema)
+        args = ", ".join(render(a, names) for a in self.function.args)
+        return f"function={self.function.name}({args})"
+
+
+# ---------------------------------------------------------------------------
+# Sinks: the roots of a plan
+# ---------------------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class TableSink(LogicalNode):
+    """Writes its input into a table; ``columns`` maps input fields to table columns."""
+
+    input: LogicalNode
+    table: TableInfo
+    columns: tuple[int, ...]  # for each input field, the table column it fills
+    options: tuple[tuple[str, Any], ...] = ()
+
+    @classmethod
+    def _input_fields(cls) -> tuple[str, ...]:
+        return ("input",)
+
+    @property
+    def schema(self) -> Schema:
+        return self.input.schema
+
+    def explain_attrs(self) -> str:
+        return f"table={self.table.name}, connector={self.table.connector}"
+
+
+@dataclass(frozen=True, slots=True)
+class GraphWrite:
+    """Writes some input fields into one label of a graph."""
+
+    label: str
+    is_vertex: bool
+    columns: tuple[tuple[str, int | None], ...]  # (label field, input index or None)
+
+
+@dataclass(frozen=True, slots=True)
+class GraphSink(LogicalNode):
+    input: LogicalNode
+    graph: GraphInfo
+    writes: tuple[GraphWrite, ...]
+
+    @classmethod
+    def _input_fields(cls) -> tuple[str, ...]:
+        return ("input",)
+
+    @property
+    def schema(self) -> Schema:
+        return self.input.schema
+
+    def explain_attrs(self) -> str:
+        return f"graph={self.graph.name}, labels=[{', '.join(w.label for w in self.writes)}]"
+
+
+@dataclass(frozen=True, slots=True)
+class CollectSink(LogicalNode):
+    """Returns its input to the caller (a query statement)."""
+
+    input: LogicalNode
+
+    @classmethod
+    def _input_fields(cls) -> tuple[str, ...]:
+        return ("input",)
+
+    @property
+    def schema(self) -> Schema:
+        return self.input.schema
+
+
+SINK_TYPES = (TableSink, GraphSink, CollectSink)
+
+
+@dataclass(frozen=True, slots=True)
+class Job(LogicalNode):
+    """Several sinks planned and run together (a script's statements in one job)."""
+
+    inputs_: tuple[LogicalNode, ...]
+
+    @classmethod
+    def _input_fields(cls) -> tuple[str, ...]:
+        return ("inputs_",)
+
+    @property
+    def inputs(self) -> tuple[LogicalNode, ...]:
+        return self.inputs_
+
+    @property
+    def schema(self) -> Schema:
+        return ()
+
+
+def walk(node: LogicalNode) -> list[LogicalNode]:
+    """All nodes of a plan, parents before children (shared subtrees once)."""
+    seen: set[int] = set()
+    out: list[LogicalNode] = []
+
+    def visit(n: LogicalNode) -> None:
+        if id(n) in seen:
+            return
+        seen.add(id(n))
+        out.append(n)
+        for i in n.inputs:
+            visit(i)
+
+    visit(node)
+    return out
+
+
+def transform_up(node: LogicalNode, fn: Any) -> LogicalNode:
+    """Rebuild a plan bottom-up, applying ``fn`` to every node (children first)."""
+    memo: dict[int, LogicalNode] = {}
+
+    def go(n: LogicalNode) -> LogicalNode:
+        key = id(n)
+        if key in memo:
+            return memo[key]
+        new_inputs = tuple(go(i) for i in n.inputs)
+        if any(a is not b for a, b in zip(new_inputs, n.inputs, strict=True)):
+            n2 = n.with_inputs(*new_inputs)
+        else:
+            n2 = n
+        result = fn(n2)
+        memo[key] = result
+        return result
+
+    return go(node)

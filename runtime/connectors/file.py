@@ -1,0 +1,256 @@
+"""``type='file'``: text files in GeaFlow's format, or csv/json/parquet/orc.
+
+Options (table ``WITH`` overrides job config):
+  geaflow.dsl.file.path          a file or a directory (local path, resource:///,
+                                 or any Hadoop-style URI Spark can read)
+  geaflow.dsl.file.name.regex    only files whose name matches (directories)
+  geaflow.dsl.column.separator   field separator of the text format (',')
+  format                         text (default) | csv | json | parquet | orc
+  geaflow.dsl.file.bad.rows      fail (default) | skip: what a malformed text row does
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+from geaflow_sql import types as T
+from geaflow_sql.config import Config
+from geaflow_sql.errors import ConfigError, DataError
+from geaflow_sql.catalog import TableInfo
+
+from .base import Connector, ReadRequest, register_connector
+from .text_format import field_parser, format_column, separator_regex
+
+SEPARATOR = "geaflow.dsl.column.separator"
+PATH = "geaflow.dsl.file.path"
+NAME_REGEX = "geaflow.dsl.file.name.regex"
+BAD_ROWS = "geaflow.dsl.file.bad.rows"
+IGNORE_EXCEPTION = "geaflow.dsl.ignore.exception"
+FORMATS = ("text", "csv", "json", "parquet", "orc")
+
+
+def option(options: dict[str, Any], key: str, default: Any = None) -> Any:
+    if key in options:
+        return options[key]
+    lowered = key.lower()
+    for k, v in options.items():
+        if k.lower() == lowered:
+            return v
+    return default
+
+
+def _format(options: dict[str, Any]) -> str:
+    fmt = str(option(options, "format", "text")).lower()
+    if fmt not in FORMATS:
+        raise ConfigError(f"unknown file format {fmt!r} (known: {', '.join(FORMATS)})")
+    return fmt
+
+
+def _is_local(path: str) -> bool:
+    return "://" not in path or path.startswith("file://")
+
+
+def list_files(path: str, name_regex: str | None) -> list[str]:
+    """The files a local table path stands for, in name order."""
+    p = Path(path[len("file://") :] if path.startswith("file://") else path)
+    if not p.exists():
+        raise DataError(f"file table path {str(p)!r} does not exist")
+    if p.is_file():
+        files = [p]
+    else:
+        files = sorted(
+            f for f in p.rglob("*") if f.is_file() and not f.name.startswith((".", "_"))
+        )
+    if name_regex:
+        pattern = re.compile(name_regex)
+        files = [f for f in files if pattern.search(f.name)]
+    return [str(f) for f in files]
+
+
+class FileConnector(Connector):
+    name = "file"
+    supports_windows = True
+
+    def validate(self, table: TableInfo, options: dict[str, Any]) -> None:
+        _format(options)
+        if option(options, PATH) in (None, ""):
+            raise ConfigError(f"file table {table.name!r} needs {PATH}")
+
+    # ----------------------------------------------------------------- reads
+    def _paths(self, ctx: Any, options: dict[str, Any]) -> list[str]:
+        raw = option(options, PATH)
+        if raw in (None, ""):
+            raise ConfigError(f"a file table needs {PATH}")
+        path = ctx.resolve_path(str(raw))
+        regex = option(options, NAME_REGEX)
+        if _is_local(path):
+            return list_files(path, str(regex) if regex else None)
+        return [path]
+
+    def lines(self, ctx: Any, req: ReadRequest) -> Any:
+        """DataFrame(file, line_no, line) of the non-blank lines, in file order."""
+        from pyspark.sql import functions as F
+
+        spark = ctx.spark
+        files = self._paths(ctx, req.options)
+        if not files:
+            return spark.createDataFrame([], "file string, line_no int, line string")
+        # wholetext keeps each file in one row so lines get their numbers.
+        df = spark.read.text(files, wholetext=True)
+        lines = df.select(
+            F.input_file_name().alias("file"),
+            F.posexplode(F.split(F.col("value"), "\r?\n")).alias("line_no", "line"),
+        )
+        regex = option(req.options, NAME_REGEX)
+        if regex and not _is_local(files[0]):
+            lines = lines.where(F.regexp_extract(F.col("file"), r"([^/]*)$", 1).rlike(str(regex)))
+        return lines.where(F.trim(F.col("line")) != "")
+
+    def read(self, ctx: Any, req: ReadRequest) -> Any:
+        fmt = _format(req.options)
+        if fmt != "text":
+            return self._read_spark_format(ctx, req, fmt)
+        return self.parse(ctx, req, self.lines(ctx, req))
+
+    def parse(self, ctx: Any, req: ReadRequest, lines: Any, keep_position: bool = False) -> Any:
+        from pyspark.sql import functions as F
+
+        sep = str(option(req.options, SEPARATOR, ","))
+        pieces = F.split(F.col("line"), separator_regex(sep), -1)
+        parsed_cols = []
+        bad_flags = []
+        columns = req.table.columns
+        with_fields = lines.select("file", "line_no", "line", pieces.alias("__fields"))
+        for out_idx, col_idx in enumerate(req.projection):
+            column = columns[col_idx]
+            field = F.trim(F.element_at(F.col("__fields"), col_idx + 1))
+            value, bad = field_parser(F, field, column.type)
+            parsed_cols.append(value.alias(f"c{out_idx}"))
+            bad_flags.append(bad)
+        policy = str(option(req.options, BAD_ROWS, "fail")).lower()
+        skip = policy == "skip" or Config(req.options).get_bool(IGNORE_EXCEPTION, False)
+        position = [F.col("file"), F.col("line_no")] if keep_position else []
+        if not bad_flags:
+            return with_fields.select(*parsed_cols, *position)
+        any_bad = F.lit(False)
+        for b in bad_flags:
+            any_bad = any_bad | F.coalesce(b, F.lit(False))
+        checked = with_fields.select(
+            *parsed_cols, any_bad.alias("__bad"), F.col("file"), F.col("line_no"), F.col("line")
+        )
+        if skip:
+            kept = checked.where(~F.col("__bad"))
+        else:
+            # Fails the Spark job with a message the runtime turns into a DataError.
+            message = F.concat(
+                F.lit("GEAFLOW_BAD_ROW: in "),
+                F.col("file"),
+                F.lit(" line "),
+                (F.col("line_no") + 1).cast("string"),
+                F.lit(f": cannot read {_row_text(req.table)} from "),
+                F.col("line"),
+            )
+            kept = checked.where(
+                F.when(F.col("__bad"), F.raise_error(message)).otherwise(F.lit(True))
+            )
+        names = [f"c{i}" for i in range(len(parsed_cols))]
+        return kept.select(*names, *position)
+
+    def _read_spark_format(self, ctx: Any, req: ReadRequest, fmt: str) -> Any:
+        from pyspark.sql import functions as F
+        from pyspark.sql import types as ST
+
+        files = self._paths(ctx, req.options)
+        schema = ST.StructType(
+            [ST.StructField(c.name, T.to_spark_type(c.type)) for c in req.table.columns]
+        )
+        reader = ctx.spark.read.format(fmt)
+        if fmt in ("csv", "json"):
+            reader = reader.schema(schema)
+        if fmt == "csv":
+            reader = reader.option("sep", str(option(req.options, SEPARATOR, ",")))
+            header = option(req.options, "header")
+            if header is not None:
+                reader = reader.option("header", str(header).lower())
+        df = reader.load(files if len(files) > 1 else files[0])
+        names = {c.lower(): c for c in df.columns}
+        cols = []
+        for out_idx, col_idx in enumerate(req.projection):
+            column = req.table.columns[col_idx]
+            src = names.get(column.name.lower())
+            if src is None:
+                cols.append(F.lit(None).cast(T.spark_sql_type(column.type)).alias(f"c{out_idx}"))
+            else:
+                cols.append(F.col(f"`{src}`").cast(T.spark_sql_type(column.type)).alias(f"c{out_idx}"))
+        return df.select(*cols)
+
+    def read_windows(self, ctx: Any, req: ReadRequest, window_size: int) -> Iterator[Any]:
+        from runtime.streaming.windows import file_windows
+
+        yield from file_windows(self, ctx, req, window_size)
+
+    # ---------------------------------------------------------------- writes
+    def write(
+        self, ctx: Any, df: Any, table: TableInfo, options: dict[str, Any], types: list[Any]
+    ) -> int:
+        from pyspark.sql import functions as F
+
+        raw = option(options, PATH)
+        if raw in (None, ""):
+            raise ConfigError(f"file table {table.name!r} needs {PATH}")
+        path = ctx.resolve_path(str(raw))
+        fmt = _format(options)
+        if fmt != "text":
+            out = df.toDF(*[c.name for c in table.columns])
+            out.write.mode("append").format(fmt).save(path)
+            return -1
+        sep = str(option(options, SEPARATOR, ","))
+        formatted = [
+            format_column(F, F.col(f"c{i}"), t) for i, t in enumerate(types)
+        ]
+        line = F.concat_ws(sep, *formatted) if formatted else F.lit("")
+        text = df.select(line.alias("line"))
+        if not _is_local(path):
+            text.write.mode("append").text(path)
+            return -1
+        lines = collect_lines(text)
+        write_lines(ctx, path, lines, options)
+        return len(lines)
+
+
+def _row_text(table: TableInfo) -> str:
+    return f"a row of {table.name} ({', '.join(f'{c.name} {c.type}' for c in table.columns)})"
+
+
+def collect_lines(text_df: Any) -> list[str]:
+    table = text_df.toArrow()
+    return [v for v in table.column(0).to_pylist()]
+
+
+def write_lines(ctx: Any, path: str, lines: list[str], options: dict[str, Any]) -> None:
+    """Write lines to a local file: the first write of a job replaces, later ones append."""
+    target = Path(path)
+    if target.is_dir():
+        target = target / "part-00000"
+    target.parent.mkdir(parents=True, exist_ok=True)
+    key = str(target.resolve())
+    written = ctx.files_written
+    mode = "a" if key in written else "w"
+    written.add(key)
+    split_line = option(options, "geaflow.dsl.table.sink.split.line")
+    with open(target, mode, encoding="utf-8") as fh:
+        for line in lines:
+            fh.write(line)
+            fh.write("\n")
+        if split_line is not None and lines:
+            fh.write(str(split_line))
+            fh.write("\n")
+        fh.flush()
+        os.fsync(fh.fileno())
+
+
+register_connector(FileConnector(), "file")

@@ -1,0 +1,74 @@
+"""``type='jdbc'``: a table in a database, with GeaFlow's option names.
+
+    geaflow.dsl.jdbc.url / driver / username / password / table.name
+    geaflow.dsl.jdbc.partition.num / partition.column / partition.lowerbound / partition.upperbound
+
+Runs on Spark's JDBC source; drivers installed by Debian packages (PostgreSQL,
+H2, SQLite) are put on Spark's classpath automatically.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from geaflow_sql import types as T
+from geaflow_sql.catalog import TableInfo
+from geaflow_sql.errors import ConfigError
+
+from .base import Connector, ReadRequest, register_connector
+from .file import option
+from .spark_source import select_columns
+
+PREFIX = "geaflow.dsl.jdbc."
+
+
+def jdbc_options(table: TableInfo) -> dict[str, str]:
+    opts = dict(table.options)
+    url = option(opts, PREFIX + "url")
+    name = option(opts, PREFIX + "table.name")
+    if not url or not name:
+        raise ConfigError(f"jdbc table {table.name!r} needs {PREFIX}url and {PREFIX}table.name")
+    out = {"url": str(url), "dbtable": str(name)}
+    for ours, spark in (
+        ("driver", "driver"),
+        ("username", "user"),
+        ("password", "password"),
+    ):
+        value = option(opts, PREFIX + ours)
+        if value is not None:
+            out[spark] = str(value)
+    column = option(opts, PREFIX + "partition.column")
+    if column:
+        out["partitionColumn"] = str(column)
+        out["numPartitions"] = str(option(opts, PREFIX + "partition.num", 1))
+        out["lowerBound"] = str(option(opts, PREFIX + "partition.lowerbound", 0))
+        out["upperBound"] = str(option(opts, PREFIX + "partition.upperbound", 1))
+    return out
+
+
+class JdbcConnector(Connector):
+    name = "jdbc"
+
+    def validate(self, table: TableInfo, options: dict[str, Any]) -> None:
+        jdbc_options(table)
+
+    def read(self, ctx: Any, req: ReadRequest) -> Any:
+        df = ctx.spark.read.format("jdbc").options(**jdbc_options(req.table)).load()
+        return select_columns(df, req.table, req.projection)
+
+    def write(
+        self, ctx: Any, df: Any, table: TableInfo, options: dict[str, Any], types: list[Any]
+    ) -> int:
+        from pyspark.sql import functions as F
+
+        out = df.select(
+            *[
+                F.col(f"c{i}").cast(T.spark_sql_type(c.type)).alias(c.name)
+                for i, c in enumerate(table.columns)
+            ]
+        )
+        out.write.format("jdbc").options(**jdbc_options(table)).mode("append").save()
+        return -1
+
+
+register_connector(JdbcConnector(), "jdbc")

@@ -1,0 +1,70 @@
+"""GeaFlow's text format: one row per line, fields joined by a separator.
+
+Reading trims each field and converts it to the column's type; an empty field
+of a non-string column is null.  A field that cannot be converted makes the
+row *bad*: by default the read fails naming the file and line, or (with
+``geaflow.dsl.file.bad.rows = 'skip'`` or ``geaflow.dsl.ignore.exception =
+true``) the row is skipped and counted.
+
+Writing prints each field as Java's ``String.valueOf`` would (``null``,
+``true``, ``1.0E-4``...), which Spark's casts to string already do for
+numbers; timestamps get Java's ``.S`` fraction.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from geaflow_sql import types as T
+
+
+def separator_regex(sep: str) -> str:
+    """A Java regex matching ``sep`` literally (Spark's split takes a regex)."""
+    if not sep:
+        return ","
+    if "\\E" in sep:
+        return re.escape(sep)
+    return "\\Q" + sep + "\\E"
+
+
+def field_parser(F: Any, field: Any, t: Any) -> tuple[Any, Any]:
+    """(parsed column, is-bad column) for a trimmed text field of type ``t``."""
+    empty = field.isNull() | (field == "")
+    if t.is_string:
+        return field, F.lit(False)
+    if t.name == "TIMESTAMP":
+        millis = field.rlike(r"^-?[0-9]+$")
+        parsed = F.when(empty, F.lit(None).cast("timestamp")).when(
+            millis, F.timestamp_millis(field.cast("bigint"))
+        ).otherwise(field.cast("timestamp"))
+    elif t.name == "BOOLEAN":
+        lowered = F.lower(field)
+        parsed = F.when(lowered == "true", F.lit(True)).when(lowered == "false", F.lit(False))
+    elif t.name == "DATE":
+        parsed = F.when(empty, F.lit(None).cast("date")).otherwise(F.to_date(field))
+    elif t.is_integer:
+        # Java's Long.parseLong accepts no decimals; Spark's cast would truncate "1.5".
+        parsed = F.when(field.rlike(r"^[+-]?[0-9]+$"), field.cast(T.spark_sql_type(t)))
+    else:
+        parsed = field.cast(T.spark_sql_type(t))
+    bad = (~empty) & parsed.isNull() & (F.lower(field) != "null")
+    return parsed, bad
+
+
+def format_column(F: Any, col: Any, t: Any) -> Any:
+    """A string column printing ``col`` as GeaFlow's file sink does."""
+    if isinstance(t, T.StructType):
+        text = col.cast("string")
+    elif t.name == "TIMESTAMP":
+        frac = F.regexp_replace(F.date_format(col, "SSSSSS"), "0+$", "")
+        text = F.concat(
+            F.date_format(col, "yyyy-MM-dd HH:mm:ss"),
+            F.lit("."),
+            F.when(frac == "", F.lit("0")).otherwise(frac),
+        )
+    elif t.is_string:
+        text = col
+    else:
+        text = col.cast("string")
+    return F.when(col.isNull(), F.lit("null")).otherwise(text)

@@ -1,0 +1,73 @@
+"""What operators need while they run: Spark, config, catalog, graph stores, paths."""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from geaflow_sql.catalog import Catalog
+from geaflow_sql.config import PERSISTENT_ROOT, RESOURCE_ROOT, Config
+
+
+@dataclass
+class Metrics:
+    spark_actions: int = 0
+    rows_written: int = 0
+    bad_rows_skipped: int = 0
+
+    def reset(self) -> None:
+        self.spark_actions = 0
+        self.rows_written = 0
+        self.bad_rows_skipped = 0
+
+
+@dataclass
+class RuntimeContext:
+    spark: Any
+    config: Config
+    catalog: Catalog
+    stores: Any  # runtime.stores.GraphStores
+    metrics: Metrics = field(default_factory=Metrics)
+    # Where relative paths and resource:/// paths point.
+    base_dir: str = field(default_factory=os.getcwd)
+    # Text the console sink printed (also written to stdout).
+    console: list[str] = field(default_factory=list)
+    job_tag: str | None = None
+    # Loaded user functions (catalog name, lower-case -> UserFunction).
+    user_functions: dict[str, Any] = field(default_factory=dict)
+    # Local files written by this job: the first write replaces, later ones append.
+    files_written: set[str] = field(default_factory=set)
+
+    def user_function(self, name: str) -> Any:
+        fn = self.user_functions.get(name.lower())
+        if fn is None:
+            from geaflow_sql.errors import CatalogError
+
+            raise CatalogError(f"unknown function {name}()")
+        return fn
+
+    def resource_root(self) -> str:
+        root = self.config.get_str(RESOURCE_ROOT)
+        return root or self.base_dir
+
+    def resolve_path(self, path: str) -> str:
+        """Local or Hadoop-style URI for a table path (``resource:///`` included)."""
+        if path.startswith("resource:///"):
+            rel = path[len("resource:///") :]
+            return str(Path(self.resource_root()) / rel)
+        if path.startswith("resource://"):
+            rel = path[len("resource://") :]
+            return str(Path(self.resource_root()) / rel)
+        if path.startswith("file://"):
+            return path[len("file://") :]
+        if "://" in path or path.startswith("/"):
+            return path
+        return str(Path(self.base_dir) / path)
+
+    def persistent_root(self) -> str:
+        root = self.config.get_str(PERSISTENT_ROOT)
+        if root:
+            return root
+        return str(Path(self.base_dir) / "geaflow-warehouse")

@@ -1,0 +1,45 @@
+"""Translating Spark, Java and user-code failures into geaflow-sql errors."""
+
+from __future__ import annotations
+
+import re
+
+from geaflow_sql.errors import CancelledError, DataError, ExecutionError, GeaflowError
+
+_BAD_ROW = re.compile(r"GEAFLOW_BAD_ROW: (.*?)(?: SQLSTATE|\n|$)", re.S)
+
+
+def _first_line(text: str) -> str:
+    for line in text.splitlines():
+        line = line.strip()
+        if line and not line.startswith(("at ", "Traceback", "File ")):
+            return line
+    return text.strip()[:300]
+
+
+def translate(err: BaseException) -> GeaflowError:
+    """A GeaflowError for any exception raised while a plan ran."""
+    if isinstance(err, GeaflowError):
+        return err
+    text = str(err)
+    m = _BAD_ROW.search(text)
+    if m:
+        return DataError(m.group(1).strip())
+    name = type(err).__name__
+    if "cancel" in text.lower() and ("job" in text.lower() or "interrupt" in text.lower()):
+        return CancelledError("the statement was cancelled")
+    if isinstance(err, KeyboardInterrupt):
+        return CancelledError("the statement was cancelled")
+    if name == "PythonException":
+        # A user function failed inside a Spark task: show its last error line.
+        lines = [ln for ln in text.splitlines() if ln.strip()]
+        detail = next(
+            (ln.strip() for ln in reversed(lines) if re.match(r"^\s*\w+(Error|Exception)\b", ln)),
+            _first_line(text),
+        )
+        return ExecutionError(f"a user function failed: {detail}")
+    if name in ("AnalysisException", "ParseException"):
+        return ExecutionError(f"Spark rejected the plan: {_first_line(text)}")
+    if name in ("Py4JError", "Py4JNetworkError", "ConnectionRefusedError"):
+        return ExecutionError(f"lost the connection to Spark: {_first_line(text)}")
+    return ExecutionError(f"{_first_line(text)}")

@@ -1,0 +1,1 @@
+"""Operators: logical nodes -> DataFrame transformations and sink actions."""

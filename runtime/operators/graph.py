@@ -1,0 +1,1 @@
+"""Graph operators (MATCH, algorithms) — filled in by the graph work."""

@@ -1,0 +1,264 @@
+"""Relational operators on DataFrames.
+
+Every operator takes its input DataFrames (columns ``c0..cN``, positionally the
+input schema) and returns a DataFrame in the same convention.  Nothing here
+runs a Spark job; sinks do (see ``sinks.py``).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from geaflow_sql import types as T
+from geaflow_sql.errors import UnsupportedError
+from planner.logical import (
+    Aggregate,
+    AggCall,
+    Correlate,
+    Filter,
+    Join,
+    Project,
+    Sort,
+    TableScan,
+    Union,
+    Values,
+)
+from runtime.connectors.base import ReadRequest, connector_for
+from runtime.expressions import column
+
+from .registry import operator
+
+
+def _names(n: int) -> list[str]:
+    return [f"c{i}" for i in range(n)]
+
+
+@operator(TableScan)
+def table_scan(ctx: Any, node: TableScan, inputs: list[Any]) -> Any:
+    table = node.table
+    projection = node.projection if node.projection is not None else tuple(range(len(table.columns)))
+    options = dict(node.options)
+    window_df = ctx.window_input(node) if hasattr(ctx, "window_input") else None
+    if window_df is not None:
+        df = window_df.select(*[f"c{i}" for i in projection]).toDF(*_names(len(projection)))
+    else:
+        df = connector_for(table).read(ctx, ReadRequest(table, options, tuple(projection)))
+    for f in node.filters:
+        df = df.where(column(f))
+    return df
+
+
+@operator(Values)
+def values(ctx: Any, node: Values, inputs: list[Any]) -> Any:
+    from pyspark.sql import functions as F
+
+    spark = ctx.spark
+    width = len(node.fields_)
+    base = spark.range(1)
+    if width == 0:
+        if len(node.rows) == 1:
+            return base.select()
+        return spark.range(len(node.rows)).select()
+    if len(node.rows) == 1:
+        return base.select(
+            *[
+                column(e).cast(T.spark_sql_type(f.type)).alias(f"c{i}")
+                for i, (e, f) in enumerate(zip(node.rows[0], node.fields_, strict=True))
+            ]
+        )
+    structs = [
+        F.struct(
+            *[
+                column(e).cast(T.spark_sql_type(f.type)).alias(f"c{i}")
+                for i, (e, f) in enumerate(zip(row, node.fields_, strict=True))
+            ]
+        )
+        for row in node.rows
+    ]
+    return base.select(F.inline(F.array(*structs)))
+
+
+@operator(Project)
+def project(ctx: Any, node: Project, inputs: list[Any]) -> Any:
+    df = inputs[0]
+    return df.select(*[column(e).alias(f"c{i}") for i, e in enumerate(node.exprs)])
+
+
+@operator(Filter)
+def filter_(ctx: Any, node: Filter, inputs: list[Any]) -> Any:
+    return inputs[0].where(column(node.condition))
+
+
+def aggregate_expression(ctx: Any, call: AggCall, input_types: list[Any]) -> Any:
+    from pyspark.sql import functions as F
+
+    args = [F.col(f"c{a}") for a in call.args]
+    name = call.function
+    if call.user_function is not None:
+        fn = ctx.user_function(call.user_function)
+        from runtime.udfs import aggregate_column
+
+        return aggregate_column(call, fn, args)
+    spark_type = T.spark_sql_type(call.type)
+    if name == "COUNT":
+        if not args:
+            return F.count(F.lit(1))
+        if call.distinct:
+            return F.count_distinct(*args)
+        if len(args) == 1:
+            return F.count(args[0])
+        cond = F.lit(True)
+        for a in args:
+            cond = cond & a.isNotNull()
+        return F.count(F.when(cond, F.lit(1)))
+    arg = args[0]
+    if name == "SUM":
+        return (F.sum_distinct(arg) if call.distinct else F.sum(arg)).cast(spark_type)
+    if name == "AVG":
+        if call.distinct:
+            return F.expr(f"avg(DISTINCT CAST(c{call.args[0]} AS DOUBLE))")
+        return F.avg(arg.cast("double"))
+    if name == "MIN":
+        return F.min(arg)
+    if name == "MAX":
+        return F.max(arg)
+    if name == "STDDEV_SAMP":
+        return F.stddev_samp(arg.cast("double"))
+    if name == "STDDEV_POP":
+        return F.stddev_pop(arg.cast("double"))
+    if name == "VAR_SAMP":
+        return F.var_samp(arg.cast("double"))
+    if name == "VAR_POP":
+        return F.var_pop(arg.cast("double"))
+    if name == "PERCENTILE":
+        fraction = call.constants[0] if call.constants else 0.5
+        return F.percentile(arg.cast("double"), F.lit(float(fraction)))
+    if name == "FIRST_VALUE":
+        return F.first(arg)
+    if name == "LAST_VALUE":
+        return F.last(arg)
+    if name == "COLLECT_LIST":
+        return F.collect_list(arg)
+    if name == "COLLECT_SET":
+        return F.collect_set(arg)
+    raise UnsupportedError(f"aggregate {name} is not supported")
+
+
+@operator(Aggregate)
+def aggregate(ctx: Any, node: Aggregate, inputs: list[Any]) -> Any:
+    from pyspark.sql import functions as F
+
+    df = inputs[0]
+    in_types = [f.type for f in node.input.schema]
+    keys = [F.col(f"c{g}") for g in node.group]
+    k = len(keys)
+    if not node.calls:
+        if not keys:
+            return df.limit(1).select()
+        return df.select(*[F.col(f"c{g}").alias(f"c{i}") for i, g in enumerate(node.group)]).distinct()
+    aggs = [
+        aggregate_expression(ctx, c, in_types).alias(f"__a{i}") for i, c in enumerate(node.calls)
+    ]
+    if keys:
+        grouped = df.groupBy(*[kc.alias(f"__k{i}") for i, kc in enumerate(keys)]).agg(*aggs)
+        cols = [F.col(f"__k{i}").alias(f"c{i}") for i in range(k)]
+    else:
+        grouped = df.agg(*aggs)
+        cols = []
+    cols += [
+        F.col(f"__a{i}").cast(T.spark_sql_type(c.type)).alias(f"c{k + i}")
+        if not isinstance(c.type, (T.StructType, T.ArrayType, T.MapType))
+        else F.col(f"__a{i}").alias(f"c{k + i}")
+        for i, c in enumerate(node.calls)
+    ]
+    return grouped.select(*cols)
+
+
+@operator(Sort)
+def sort(ctx: Any, node: Sort, inputs: list[Any]) -> Any:
+    from pyspark.sql import functions as F
+
+    df = inputs[0]
+    if node.keys:
+        order = []
+        for k in node.keys:
+            c = F.col(f"c{k.index}")
+            nulls_first = k.nulls_first
+            if nulls_first is None:
+                # Nulls sort as the smallest value (Spark's and GeaFlow's default).
+                nulls_first = not k.descending
+            if k.descending:
+                order.append(c.desc_nulls_first() if nulls_first else c.desc_nulls_last())
+            else:
+                order.append(c.asc_nulls_first() if nulls_first else c.asc_nulls_last())
+        df = df.orderBy(*order)
+    if node.offset:
+        df = df.offset(node.offset)
+    if node.limit is not None:
+        df = df.limit(node.limit)
+    return df
+
+
+_HOW = {
+    "INNER": "inner",
+    "LEFT": "left",
+    "RIGHT": "right",
+    "FULL": "full",
+    "SEMI": "left_semi",
+    "ANTI": "left_anti",
+}
+
+
+@operator(Join)
+def join(ctx: Any, node: Join, inputs: list[Any]) -> Any:
+    left, right = inputs
+    lw = len(node.left.schema)
+    right = right.toDF(*[f"c{lw + i}" for i in range(len(node.right.schema))])
+    if node.kind == "CROSS" or node.condition is None:
+        if node.kind in ("CROSS", "INNER"):
+            return left.crossJoin(right)
+        from pyspark.sql import functions as F
+
+        out = left.join(right, F.lit(True), _HOW[node.kind])
+    else:
+        out = left.join(right, column(node.condition), _HOW[node.kind])
+    return out
+
+
+@operator(Union)
+def union(ctx: Any, node: Union, inputs: list[Any]) -> Any:
+    out = inputs[0]
+    for other in inputs[1:]:
+        out = out.union(other)
+    return out
+
+
+@operator(Correlate)
+def correlate(ctx: Any, node: Correlate, inputs: list[Any]) -> Any:
+    from pyspark.sql import functions as F
+
+    df = inputs[0]
+    n_in = len(node.input.schema)
+    fn = node.function
+    args = [column(a) for a in fn.args]
+    if fn.implementation is None:
+        if fn.name == "split":
+            sep = args[1] if len(args) > 1 else F.lit(",")
+            pieces = F.split(args[0], F.concat(F.lit("\\Q"), sep, F.lit("\\E")), -1)
+            return df.select("*", F.explode(pieces).alias(f"c{n_in}"))
+        raise UnsupportedError(f"table function {fn.name} is not supported")
+    from pyspark.sql import types as ST
+
+    from runtime.udfs import table_function_batches
+
+    arg_names = [f"__arg{i}" for i in range(len(args))]
+    staged = df.select(*[F.col(f"c{i}") for i in range(n_in)], *[a.alias(n) for a, n in zip(args, arg_names, strict=True)])
+    schema = ST.StructType(
+        [ST.StructField(f"c{i}", T.to_spark_type(f.type)) for i, f in enumerate(node.input.schema)]
+        + [
+            ST.StructField(f"c{n_in + j}", T.to_spark_type(f.type))
+            for j, f in enumerate(fn.output)
+        ]
+    )
+    run = table_function_batches(fn.implementation.instance, n_in, len(args), len(fn.output))
+    return staged.mapInPandas(run, schema)

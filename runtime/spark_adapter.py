@@ -1,0 +1,268 @@
+"""The one module that talks to Spark below the DataFrame API.
+
+Everything else in the runtime uses DataFrames only, so a job runs on local
+Spark, a cluster, or a Spark Connect endpoint (``sc://host:port``).  Here live
+session creation, Java checks, job tags for cancellation, GraphFrames
+detection and the checkpoint directory.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import re
+import shutil
+import subprocess
+import tempfile
+import threading
+from typing import Any
+
+from geaflow_sql.errors import ConfigError, ExecutionError
+
+_lock = threading.Lock()
+_shared: dict[str, Any] = {}
+
+DEFAULT_SPARK_CONF = {
+    "spark.ui.enabled": "false",
+    "spark.ui.showConsoleProgress": "false",
+    "spark.sql.shuffle.partitions": "4",
+    "spark.default.parallelism": "4",
+    # GeaFlow (Java) semantics: a bad cast gives null, integer arithmetic wraps.
+    "spark.sql.ansi.enabled": "false",
+    "spark.sql.session.timeZone": "UTC",
+    "spark.sql.adaptive.enabled": "true",
+    "spark.sql.legacy.timeParserPolicy": "CORRECTED",
+    "spark.driver.extraJavaOptions": "-Duser.timezone=UTC -Dlog4j2.configurationFile="
+    + os.path.join(os.path.dirname(os.path.abspath(__file__)), "log4j2.properties"),
+    "spark.executor.extraJavaOptions": "-Duser.timezone=UTC",
+    "spark.sql.execution.arrow.pyspark.enabled": "true",
+    "spark.sql.execution.pythonUDF.arrow.enabled": "true",
+    "spark.python.worker.reuse": "true",
+    "spark.sql.crossJoin.enabled": "true",
+}
+
+# Runtime confs we set on a session we did not create ourselves.
+_RUNTIME_CONF = ("spark.sql.ansi.enabled", "spark.sql.crossJoin.enabled")
+
+
+def java_version() -> tuple[int, str] | None:
+    """(major version, text) of the ``java`` Spark would start, or None if none."""
+    java_home = os.environ.get("JAVA_HOME")
+    candidates = []
+    if java_home:
+        candidates.append(os.path.join(java_home, "bin", "java"))
+    found = shutil.which("java")
+    if found:
+        candidates.append(found)
+    for exe in candidates:
+        try:
+            out = subprocess.run(
+                [exe, "-version"], capture_output=True, text=True, timeout=30, check=False
+            )
+        except (OSError, subprocess.SubprocessError):
+            continue
+        text = (out.stderr or out.stdout).strip()
+        m = re.search(r'version "(\d+)(?:\.(\d+))?', text)
+        if m:
+            major = int(m.group(1))
+            if major == 1 and m.group(2):
+                major = int(m.group(2))
+            return major, text.splitlines()[0] if text else ""
+    return None
+
+
+JAVA_HINT = (
+    "Spark needs Java 17 or newer: install it (Debian/Ubuntu: 'apt-get install openjdk-17-jre-headless'; "
+    "macOS: 'brew install openjdk@17') and put it on PATH or set JAVA_HOME."
+)
+
+
+def check_java() -> None:
+    found = java_version()
+    if found is None:
+        raise ConfigError("no Java found. " + JAVA_HINT)
+    major, text = found
+    if major < 17:
+        raise ConfigError(f"Java {major} found ({text}); " + JAVA_HINT)
+
+
+def create_session(master: str | None = None, conf: dict[str, Any] | None = None) -> Any:
+    """A SparkSession for ``master`` (local by default, or ``sc://`` for Spark Connect)."""
+    from pyspark.sql import SparkSession
+
+    spark_conf = dict(DEFAULT_SPARK_CONF)
+    for k, v in (conf or {}).items():
+        if k.startswith("spark."):
+            spark_conf[k] = str(v)
+    master = master or os.environ.get("GEAFLOW_SQL_MASTER") or "local[*]"
+    if master.startswith("sc://"):
+        builder = SparkSession.builder.remote(master)
+        for k, v in spark_conf.items():
+            if k in _RUNTIME_CONF or k.startswith("spark.sql."):
+                builder = builder.config(k, v)
+        return builder.getOrCreate()
+    check_java()
+    os.environ.setdefault("PYSPARK_PYTHON", _python())
+    os.environ.setdefault("PYSPARK_DRIVER_PYTHON", _python())
+    builder = SparkSession.builder.master(master).appName("geaflow-sql")
+    extra_jars = _local_jars(spark_conf)
+    if extra_jars:
+        spark_conf["spark.jars"] = extra_jars
+    for k, v in spark_conf.items():
+        builder = builder.config(k, v)
+    try:
+        with _jvm_stderr_to_log():
+            spark = builder.getOrCreate()
+    except Exception as err:  # Java gateway failures etc.
+        raise ExecutionError(f"could not start Spark: {err}") from None
+    try:
+        spark.sparkContext.setLogLevel(os.environ.get("GEAFLOW_SQL_SPARK_LOG_LEVEL", "OFF"))
+        checkpoint_dir = tempfile.mkdtemp(prefix="geaflow-sql-checkpoint-")
+        spark.sparkContext.setCheckpointDir(checkpoint_dir)
+    except Exception:  # pragma: no cover - Spark Connect has no SparkContext
+        pass
+    return spark
+
+
+@contextlib.contextmanager
+def _jvm_stderr_to_log() -> Any:
+    """Send the Spark JVM's own stderr (start-up chatter, log lines) to a log file.
+
+    The JVM inherits file descriptor 2 when it starts, so pointing fd 2 at a
+    file while the session starts keeps the terminal for geaflow-sql's output.
+    Set GEAFLOW_SQL_SPARK_STDERR=1 to see Spark's output instead.
+    """
+    if os.environ.get("GEAFLOW_SQL_SPARK_STDERR"):
+        yield
+        return
+    log_dir = os.path.join(tempfile.gettempdir(), "geaflow-sql-logs")
+    os.makedirs(log_dir, exist_ok=True)
+    log_path = os.path.join(log_dir, f"spark-{os.getpid()}.log")
+    try:
+        saved = os.dup(2)
+    except OSError:
+        yield
+        return
+    try:
+        with open(log_path, "ab") as log:
+            os.dup2(log.fileno(), 2)
+            try:
+                yield
+            finally:
+                os.dup2(saved, 2)
+    finally:
+        os.close(saved)
+
+
+def prepare_session(spark: Any) -> None:
+    """Apply the runtime settings GeaFlow semantics need to a session we were given."""
+    for key in _RUNTIME_CONF:
+        try:
+            spark.conf.set(key, DEFAULT_SPARK_CONF[key])
+        except Exception:  # pragma: no cover - read-only confs on some clusters
+            pass
+
+
+def _python() -> str:
+    import sys
+
+    return sys.executable
+
+
+def _local_jars(conf: dict[str, Any]) -> str:
+    """JDBC drivers installed by Debian packages, so jdbc tables work out of the box."""
+    jars = [j for j in conf.get("spark.jars", "").split(",") if j]
+    for path in (
+        "/usr/share/java/postgresql.jar",
+        "/usr/share/java/h2.jar",
+        "/usr/share/java/sqlite-jdbc.jar",
+    ):
+        if os.path.exists(path) and path not in jars:
+            jars.append(path)
+    extra = os.environ.get("GEAFLOW_SQL_JARS")
+    if extra:
+        jars += [j for j in extra.split(",") if j]
+    return ",".join(jars)
+
+
+def shared_session(master: str | None = None, conf: dict[str, Any] | None = None) -> Any:
+    """One SparkSession per process (tests and the conformance runner share it)."""
+    with _lock:
+        spark = _shared.get("spark")
+        if spark is None:
+            spark = create_session(master, conf)
+            _shared["spark"] = spark
+        return spark
+
+
+def is_connect(spark: Any) -> bool:
+    return type(spark).__module__.startswith("pyspark.sql.connect")
+
+
+# ---------------------------------------------------------------------------
+# Job tags: cancel the Spark jobs of a statement
+# ---------------------------------------------------------------------------
+
+
+def tag_jobs(spark: Any, tag: str) -> None:
+    try:
+        spark.addTag(tag)
+    except Exception:  # pragma: no cover - very old Spark
+        pass
+
+
+def untag_jobs(spark: Any, tag: str) -> None:
+    try:
+        spark.removeTag(tag)
+    except Exception:  # pragma: no cover
+        pass
+
+
+def cancel_jobs(spark: Any, tag: str) -> None:
+    try:
+        spark.interruptTag(tag)
+    except Exception:  # pragma: no cover
+        try:
+            spark.sparkContext.cancelJobsWithTag(tag)
+        except Exception:
+            pass
+
+
+def job_progress(spark: Any) -> tuple[int, int] | None:
+    """(completed tasks, total tasks) of the running stages, for progress bars."""
+    try:
+        tracker = spark.sparkContext.statusTracker()
+        done = total = 0
+        for sid in tracker.getActiveStageIds():
+            info = tracker.getStageInfo(sid)
+            if info is not None:
+                done += info.numCompletedTasks
+                total += info.numTasks
+        return done, total
+    except Exception:
+        return None
+
+
+# ---------------------------------------------------------------------------
+# GraphFrames
+# ---------------------------------------------------------------------------
+
+
+def graphframes_available(spark: Any) -> bool:
+    """Is GraphFrames' JVM package on the classpath (the Python package alone is not enough)?"""
+    cached = _shared.get("graphframes")
+    if cached is not None:
+        return bool(cached)
+    ok = False
+    try:
+        jvm = spark.sparkContext._jvm  # noqa: SLF001 - the one allowed place
+        jvm.java.lang.Class.forName("org.graphframes.GraphFrame")
+        ok = True
+    except Exception:
+        ok = False
+    _shared["graphframes"] = ok
+    return ok
+
+
+def spark_version(spark: Any) -> str:
+    return str(spark.version)

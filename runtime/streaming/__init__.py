@@ -1,0 +1,1 @@
+"""Streams: windowed sources, a round of the outer cycle per window."""
