@@ -15,7 +15,7 @@ import os
 import threading
 import time
 import uuid
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
 from typing import Any
 
 from grammar import syntax as s
@@ -108,16 +108,33 @@ class Session:
         check_only: bool = False,
     ) -> list[StatementResult]:
         """Run every statement of ``script``; one result per statement."""
+        return list(
+            self.iter_execute(script, source, parameters=parameters, check_only=check_only)
+        )
+
+    def iter_execute(
+        self,
+        script: str | s.Script,
+        source: str = "<script>",
+        *,
+        parameters: Any = None,
+        check_only: bool = False,
+        explain: bool = False,
+    ) -> Iterator[StatementResult]:
+        """Run a script statement by statement, yielding each result as it is done.
+
+        The whole script is parsed before anything runs.  ``explain`` turns each
+        INSERT and query into its EXPLAIN (DDL still runs, so later statements
+        can be planned).
+        """
         if self._closed:
             raise ConfigError("the session is closed")
-        parsed = parse_script(script, source)
-        results: list[StatementResult] = []
+        parsed = script if isinstance(script, s.Script) else parse_script(script, source)
         runtime_ctx = self._runtime_context()
         for st in parsed.statements:
-            results.append(
-                self._run_statement(st, parsed, runtime_ctx, parameters, check_only)
-            )
-        return results
+            if explain and isinstance(st, (s.Insert, s.QueryStatement)):
+                st = s.Explain(st, span=st.span)
+            yield self._run_statement(st, parsed, runtime_ctx, parameters, check_only)
 
     def sql(self, statement: str, *, parameters: Any = None) -> QueryResult | StatementResult:
         """Run one statement (or a script); return the last query's rows if it has any."""
@@ -267,8 +284,8 @@ class Session:
         return StatementResult("explain", text=explain_prepared(rctx, prepared))
 
     def _run_plan(self, bound: PlanStatement, rctx: Any, check_only: bool) -> StatementResult:
-        from runtime.executor import run_prepared
         from runtime.errors import translate
+        from runtime.executor import run_prepared
         from runtime.spark_adapter import tag_jobs, untag_jobs
 
         prepared = self._prepare(bound, rctx)

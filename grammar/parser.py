@@ -76,7 +76,7 @@ def describe_expected(expected: set[str] | frozenset[str]) -> tuple[str, ...]:
     names = _terminal_text()
     expected = set(expected)
     prefix: list[str] = []
-    if _EXPRESSION_START <= expected:
+    if expected >= _EXPRESSION_START:
         expected -= _EXPRESSION_TERMINALS | _nonreserved_terminals()
         prefix.append("an expression")
     elif "IDENT" in expected:

@@ -199,6 +199,10 @@ class ExprBinder:
             resolved = self.graph_hook.resolve_unqualified(self, name, node)
             if resolved is not None:
                 return resolved
+        # Niladic functions may be written without parentheses (PI, CURRENT_DATE).
+        spec = builtin_scalar(name)
+        if spec is not None and spec.min_args == 0 and name.isupper():
+            return self.apply_scalar(spec, [])
         raise ValidationError(f"unknown column {name!r}{self._known_hint()}")
 
     def _known_hint(self) -> str:

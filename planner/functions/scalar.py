@@ -107,14 +107,17 @@ def _concat_ws(args: list[exp.Expression], types: list[Any]) -> exp.Expression:
 
 
 def _hash(args: list[exp.Expression], types: list[Any]) -> exp.Expression:
-    # Java's String.hashCode(): s[0]*31^(n-1) + ... + s[n-1], wrapping at 32 bits
-    # (Spark's int arithmetic wraps the same way outside ANSI mode).
-    return template(
-        "IF({0} IS NULL, NULL, IF(length(CAST({0} AS STRING)) = 0, 0, "
-        "aggregate(transform(sequence(1, length(CAST({0} AS STRING))), "
-        "i -> ascii(substring(CAST({0} AS STRING), i, 1))), 0, (acc, x) -> acc * 31 + x)))",
-        args[0],
-    )
+    # GeaFlow returns Math.abs(value.hashCode()).  Its strings hash with the
+    # same Murmur3 (seed 42) over UTF-8 bytes as Spark's hash(); Java integers
+    # hash to themselves, longs to (int)(v ^ v >>> 32), booleans to 1231/1237.
+    t = types[0]
+    if t.name in ("INTEGER", "SMALLINT", "TINYINT"):
+        return template("abs(CAST({0} AS INT))", args[0])
+    if t.name == "BIGINT":
+        return template("abs(CAST(({0} ^ shiftrightunsigned({0}, 32)) AS INT))", args[0])
+    if t.name == "BOOLEAN":
+        return template("IF({0} IS NULL, NULL, IF({0}, 1231, 1237))", args[0])
+    return template("IF({0} IS NULL, NULL, abs(hash(CAST({0} AS STRING))))", args[0])
 
 
 def _is_decimal(args: list[exp.Expression], types: list[Any]) -> exp.Expression:
@@ -176,6 +179,14 @@ def _date_part(name: str):  # type: ignore[no-untyped-def]
     return build
 
 
+def _rounding(name: str, args: list[exp.Expression], types: list[Any]) -> exp.Expression:
+    # Calcite keeps the argument's type (CEIL(DOUBLE) is DOUBLE); Spark returns BIGINT.
+    t = numeric_result(types)
+    if t.is_integer:
+        return args[0]
+    return cast(anon(name, args), T.spark_sql_type(t))
+
+
 def _pi(args: list[exp.Expression], types: list[Any]) -> exp.Expression:
     return anon("pi", [])
 
@@ -211,11 +222,11 @@ _simple("acos", 1, 1, fixed(T.DOUBLE), "acos", arg_types=all_double)
 _simple("asin", 1, 1, fixed(T.DOUBLE), "asin", arg_types=all_double)
 _simple("atan", 1, 1, fixed(T.DOUBLE), "atan", arg_types=all_double)
 _simple("cbrt", 1, 1, fixed(T.DOUBLE), "cbrt", arg_types=all_double)
-_simple("ceil", 1, 1, fixed(T.BIGINT), "ceil", "ceiling")
+register_scalar(ScalarSpec("ceil", 1, 1, numeric_result, lambda a, t: _rounding("ceil", a, t)), "ceiling")
 _simple("cos", 1, 1, fixed(T.DOUBLE), "cos", arg_types=all_double)
 _simple("degrees", 1, 1, fixed(T.DOUBLE), "degrees", arg_types=all_double)
 _simple("exp", 1, 1, fixed(T.DOUBLE), "exp", arg_types=all_double)
-_simple("floor", 1, 1, fixed(T.BIGINT), "floor")
+register_scalar(ScalarSpec("floor", 1, 1, numeric_result, lambda a, t: _rounding("floor", a, t)))
 _simple("ln", 1, 1, fixed(T.DOUBLE), "ln", arg_types=all_double)
 _simple("log10", 1, 1, fixed(T.DOUBLE), "log10", arg_types=all_double)
 _simple("log2", 1, 1, fixed(T.DOUBLE), "log2", arg_types=all_double)

@@ -83,6 +83,12 @@ def fold(e: exp.Expression) -> exp.Expression:
 
     def visit(node: exp.Expression) -> exp.Expression:
         t = type_of(node)
+        if isinstance(node, exp.Paren) and isinstance(
+            node.this, (exp.Literal, exp.Boolean, exp.Null, exp.Column)
+        ):
+            inner = node.this
+            if not (isinstance(inner, exp.Literal) and str(inner.this).startswith("-")):
+                return inner
         if isinstance(node, (exp.And, exp.Or)):
             a, b = _bool(node.this), _bool(node.expression)
             if isinstance(node, exp.And):

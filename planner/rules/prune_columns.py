@@ -14,8 +14,8 @@ from dataclasses import replace
 
 from planner.expressions import input_refs, remap_refs
 from planner.logical import (
-    Aggregate,
     AggCall,
+    Aggregate,
     Correlate,
     Filter,
     Join,

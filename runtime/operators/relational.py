@@ -12,8 +12,8 @@ from typing import Any
 from geaflow_sql import types as T
 from geaflow_sql.errors import UnsupportedError
 from planner.logical import (
-    Aggregate,
     AggCall,
+    Aggregate,
     Correlate,
     Filter,
     Join,
@@ -123,7 +123,8 @@ def aggregate_expression(ctx: Any, call: AggCall, input_types: list[Any]) -> Any
     if name == "MAX":
         return F.max(arg)
     if name == "STDDEV_SAMP":
-        return F.stddev_samp(arg.cast("double"))
+        # GeaFlow's StdDevSamp divides by n (the population formula); keep its answers.
+        return F.stddev_pop(arg.cast("double"))
     if name == "STDDEV_POP":
         return F.stddev_pop(arg.cast("double"))
     if name == "VAR_SAMP":
@@ -131,8 +132,18 @@ def aggregate_expression(ctx: Any, call: AggCall, input_types: list[Any]) -> Any
     if name == "VAR_POP":
         return F.var_pop(arg.cast("double"))
     if name == "PERCENTILE":
-        fraction = call.constants[0] if call.constants else 0.5
-        return F.percentile(arg.cast("double"), F.lit(float(fraction)))
+        # GeaFlow uses Commons Math's StatUtils.percentile: p is a percentage in
+        # (0, 100] and positions interpolate as p * (n + 1) / 100.
+        p = float(call.constants[0]) if call.constants else 50.0
+        pos = f"({p!r} * (size(a) + 1) / 100.0)"
+        return F.expr(
+            f"transform(array(array_sort(collect_list(CAST(c{call.args[0]} AS DOUBLE)))), a -> "
+            f"CASE WHEN size(a) = 0 THEN CAST(NULL AS DOUBLE) "
+            f"WHEN {pos} < 1 THEN a[0] "
+            f"WHEN {pos} >= size(a) THEN a[size(a) - 1] "
+            f"ELSE a[CAST(floor({pos}) AS INT) - 1] + ({pos} - floor({pos})) * "
+            f"(a[CAST(floor({pos}) AS INT)] - a[CAST(floor({pos}) AS INT) - 1]) END)[0]"
+        )
     if name == "FIRST_VALUE":
         return F.first(arg)
     if name == "LAST_VALUE":
@@ -159,12 +170,31 @@ def aggregate(ctx: Any, node: Aggregate, inputs: list[Any]) -> Any:
     aggs = [
         aggregate_expression(ctx, c, in_types).alias(f"__a{i}") for i, c in enumerate(node.calls)
     ]
-    if keys:
-        grouped = df.groupBy(*[kc.alias(f"__k{i}") for i, kc in enumerate(keys)]).agg(*aggs)
-        cols = [F.col(f"__k{i}").alias(f"c{i}") for i in range(k)]
-    else:
-        grouped = df.agg(*aggs)
-        cols = []
+    # Spark cannot mix pandas (user) aggregates with built-in ones in one
+    # aggregation: compute each kind separately and join them on the keys.
+    user = [a for a, c in zip(aggs, node.calls, strict=True) if c.user_function is not None]
+    builtin = [a for a, c in zip(aggs, node.calls, strict=True) if c.user_function is None]
+    key_cols = [kc.alias(f"__k{i}") for i, kc in enumerate(keys)]
+    parts = []
+    for group in (builtin, user):
+        if group:
+            parts.append(df.groupBy(*key_cols).agg(*group) if keys else df.agg(*group))
+    grouped = parts[0]
+    for other in parts[1:]:
+        if keys:
+            cond = None
+            for i in range(k):
+                c = grouped[f"__k{i}"].eqNullSafe(other[f"__k{i}"])
+                cond = c if cond is None else cond & c
+            other = other.toDF(*[f"__r{c}" if c.startswith("__k") else c for c in other.columns])
+            cond = None
+            for i in range(k):
+                c = F.col(f"__k{i}").eqNullSafe(F.col(f"__r__k{i}"))
+                cond = c if cond is None else cond & c
+            grouped = grouped.join(other, cond, "inner")
+        else:
+            grouped = grouped.crossJoin(other)
+    cols = [F.col(f"__k{i}").alias(f"c{i}") for i in range(k)]
     cols += [
         F.col(f"__a{i}").cast(T.spark_sql_type(c.type)).alias(f"c{k + i}")
         if not isinstance(c.type, (T.StructType, T.ArrayType, T.MapType))

@@ -1,0 +1,150 @@
+"""``geaflow-sql``: run a script (-f), statements (-e), or an interactive shell.
+
+    geaflow-sql -f query.gql [--conf key=value ...] [--master URL]
+    geaflow-sql -e "SELECT 1" --output csv
+    geaflow-sql -f query.gql --explain     # plans instead of running
+    geaflow-sql -f query.gql --check       # parse and plan, run nothing
+    geaflow-sql                            # interactive shell
+
+Errors are printed as ``file:line:col: message`` with the line and a caret;
+the exit status is 1 for a bad script, 2 for bad arguments.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+import time
+from typing import Any
+
+from .errors import GeaflowError
+
+
+def parse_conf(items: list[str] | None) -> dict[str, str]:
+    conf: dict[str, str] = {}
+    for item in items or []:
+        if "=" not in item:
+            raise SystemExit(f"geaflow-sql: --conf needs key=value, got {item!r}")
+        k, v = item.split("=", 1)
+        conf[k.strip()] = v.strip()
+    return conf
+
+
+def build_parser() -> argparse.ArgumentParser:
+    ap = argparse.ArgumentParser(
+        prog="geaflow-sql",
+        description="Run GeaFlow DSL (SQL + GQL) on Apache Spark.",
+    )
+    src = ap.add_mutually_exclusive_group()
+    src.add_argument("-f", "--file", help="script file to run")
+    src.add_argument("-e", "--execute", help="statements to run")
+    ap.add_argument("--conf", action="append", metavar="KEY=VALUE", help="job configuration (repeatable)")
+    ap.add_argument("--master", help="Spark master URL (default local[*]; sc://host:port for Spark Connect)")
+    ap.add_argument("--explain", action="store_true", help="print each statement's plans instead of running it")
+    ap.add_argument("--check", action="store_true", help="parse and plan every statement without running it")
+    ap.add_argument("--output", choices=("table", "csv", "json"), default="table", help="how query results print")
+    ap.add_argument("--quiet", "-q", action="store_true", help="print only query results")
+    ap.add_argument("--version", action="store_true", help="print the version and exit")
+    return ap
+
+
+def _print_result(result: Any, output: str, quiet: bool) -> None:
+    from .display import format_rows
+
+    if result.query is not None:
+        q = result.query
+        print(format_rows(q.columns, q.collect(), output))
+    elif result.text is not None:
+        print(result.text)
+    elif not quiet and result.message:
+        print(result.message)
+
+
+def run_script(
+    text: str,
+    source: str,
+    conf: dict[str, str],
+    master: str | None,
+    *,
+    explain: bool = False,
+    check: bool = False,
+    output: str = "table",
+    quiet: bool = False,
+    base_dir: str | None = None,
+) -> int:
+    from grammar.parser import parse
+
+    from .session import Session
+
+    # Parse first: a syntax error anywhere stops the script before Spark starts.
+    script = parse(text, source)
+    session = Session(master=master, conf=conf, base_dir=base_dir)
+    start = time.perf_counter()
+    for result in session.iter_execute(script, source, check_only=check, explain=explain):
+        _print_result(result, output, quiet)
+        if not quiet and result.kind == "insert":
+            print(f"({time.perf_counter() - start:.2f}s)")
+        start = time.perf_counter()
+    return 0
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = build_parser()
+    args = ap.parse_args(argv)
+    if args.version:
+        from . import __version__
+
+        print(f"geaflow-sql {__version__}")
+        return 0
+    conf = parse_conf(args.conf)
+    debug = bool(os.environ.get("GEAFLOW_SQL_DEBUG"))
+    if args.file is None and args.execute is None:
+        from .shell import run_shell
+
+        return run_shell(master=args.master, conf=conf, output=args.output)
+    if args.file is not None:
+        try:
+            with open(args.file, encoding="utf-8") as fh:
+                text = fh.read()
+        except OSError as err:
+            print(f"geaflow-sql: cannot read {args.file}: {err.strerror}", file=sys.stderr)
+            return 2
+        source = args.file
+        base_dir = os.getcwd()
+    else:
+        text = args.execute
+        source = "<command line>"
+        base_dir = os.getcwd()
+    try:
+        return run_script(
+            text,
+            source,
+            conf,
+            args.master,
+            explain=args.explain,
+            check=args.check,
+            output=args.output,
+            quiet=args.quiet,
+            base_dir=base_dir,
+        )
+    except GeaflowError as err:
+        err.with_context(text=text, source=source)
+        print(err.format(), file=sys.stderr)
+        return 1
+    except KeyboardInterrupt:
+        print("geaflow-sql: cancelled", file=sys.stderr)
+        return 130
+    except Exception as err:  # a bug of ours: say so without a traceback
+        if debug:
+            raise
+        print(
+            f"{source}: internal error: {type(err).__name__}: {err} "
+            "(set GEAFLOW_SQL_DEBUG=1 for details)",
+            file=sys.stderr,
+        )
+        return 3
+
+
+if __name__ == "__main__":
+    sys.exit(main())

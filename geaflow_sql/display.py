@@ -1,0 +1,132 @@
+"""Printing query results: aligned tables, CSV and JSON, with GeaFlow's value text."""
+
+from __future__ import annotations
+
+import csv
+import datetime as dt
+import decimal
+import io
+import json
+import math
+from collections.abc import Sequence
+from typing import Any
+
+
+def java_double(x: float) -> str:
+    """``Double.toString``: ``1.0``, ``0.5``, ``1.0E-4``, ``1.2345678E7``."""
+    if math.isnan(x):
+        return "NaN"
+    if math.isinf(x):
+        return "Infinity" if x > 0 else "-Infinity"
+    if x == 0:
+        return "-0.0" if math.copysign(1.0, x) < 0 else "0.0"
+    a = abs(x)
+    if 1e-3 <= a < 1e7:
+        text = repr(x)
+        if "e" in text or "E" in text:
+            text = f"{x:.17f}".rstrip("0")
+        if "." not in text:
+            text += ".0"
+        if text.endswith("."):
+            text += "0"
+        return text
+    mantissa, exponent = f"{x:.17e}".split("e")
+    # Shortest digits that round-trip, as Java prints them.
+    digits = repr(a)
+    if "e" in digits:
+        m, e = digits.split("e")
+        mantissa, exp_val = m, int(e)
+    else:
+        exp_val = int(exponent)
+        sig = digits.replace(".", "").lstrip("0").rstrip("0") or "0"
+        mantissa = sig[0] + "." + (sig[1:] or "0")
+    if "." not in mantissa:
+        mantissa += ".0"
+    sign = "-" if x < 0 else ""
+    return f"{sign}{mantissa.lstrip('-')}E{exp_val}"
+
+
+def value_text(v: Any, null: str = "null") -> str:
+    if v is None:
+        return null
+    if isinstance(v, bool):
+        return "true" if v else "false"
+    if isinstance(v, float):
+        return java_double(v)
+    if isinstance(v, decimal.Decimal):
+        return str(v)
+    if isinstance(v, dt.datetime):
+        frac = f"{v.microsecond:06d}".rstrip("0") or "0"
+        return v.strftime("%Y-%m-%d %H:%M:%S") + "." + frac
+    if isinstance(v, dt.date):
+        return v.isoformat()
+    if isinstance(v, dict):
+        return "{" + ", ".join(f"{k}={value_text(x, null)}" for k, x in v.items()) + "}"
+    if isinstance(v, (list, tuple)):
+        return "[" + ", ".join(value_text(x, null) for x in v) + "]"
+    if isinstance(v, bytes):
+        return v.hex()
+    return str(v)
+
+
+def format_table(columns: Sequence[str], rows: Sequence[Sequence[Any]], max_width: int | None = None) -> str:
+    """An aligned text table (numbers right-aligned), like psql and the DuckDB CLI."""
+    texts = [[value_text(v, "NULL") for v in r] for r in rows]
+    widths = [len(c) for c in columns]
+    for r in texts:
+        widths = [max(w, len(t)) for w, t in zip(widths, r, strict=False)]
+    if max_width:
+        budget = max(8, (max_width - 3 * len(widths) - 1) // max(1, len(widths)))
+        widths = [min(w, max(budget, len(c))) for w, c in zip(widths, columns, strict=True)]
+    numeric = [
+        bool(rows) and all(isinstance(r[i], (int, float, decimal.Decimal)) and not isinstance(r[i], bool) or r[i] is None for r in rows)
+        for i in range(len(columns))
+    ]
+
+    def cell(t: str, w: int, right: bool) -> str:
+        if len(t) > w:
+            t = t[: max(1, w - 1)] + "…"
+        return t.rjust(w) if right else t.ljust(w)
+
+    sep = "+" + "+".join("-" * (w + 2) for w in widths) + "+"
+    lines = [sep, "| " + " | ".join(cell(c, w, False) for c, w in zip(columns, widths, strict=True)) + " |", sep]
+    for r in texts:
+        lines.append(
+            "| " + " | ".join(cell(t, w, n) for t, w, n in zip(r, widths, numeric, strict=True)) + " |"
+        )
+    lines.append(sep)
+    count = len(rows)
+    lines.append(f"({count} row{'s' if count != 1 else ''})")
+    return "\n".join(lines)
+
+
+def format_csv(columns: Sequence[str], rows: Sequence[Sequence[Any]]) -> str:
+    buf = io.StringIO()
+    w = csv.writer(buf, lineterminator="\n")
+    w.writerow(columns)
+    for r in rows:
+        w.writerow(["" if v is None else value_text(v) for v in r])
+    return buf.getvalue().rstrip("\n")
+
+
+def format_json(columns: Sequence[str], rows: Sequence[Sequence[Any]]) -> str:
+    def plain(v: Any) -> Any:
+        if isinstance(v, (dt.date, dt.datetime, decimal.Decimal, bytes)):
+            return value_text(v)
+        if isinstance(v, float) and (math.isnan(v) or math.isinf(v)):
+            return value_text(v)
+        if isinstance(v, dict):
+            return {k: plain(x) for k, x in v.items()}
+        if isinstance(v, (list, tuple)):
+            return [plain(x) for x in v]
+        return v
+
+    return "\n".join(json.dumps(dict(zip(columns, [plain(v) for v in r], strict=True)), ensure_ascii=False) for r in rows)
+
+
+def format_rows(columns: Sequence[str], rows: Sequence[Sequence[Any]], mode: str = "table", max_width: int | None = None) -> str:
+    if mode == "csv":
+        return format_csv(columns, rows)
+    if mode == "json":
+        return format_json(columns, rows)
+    return format_table(columns, rows, max_width)

@@ -1,0 +1,49 @@
+"""Shared fixtures: one SparkSession for the whole test run, fresh sessions per test."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+
+os.environ.setdefault("PYSPARK_PYTHON", os.environ.get("PYTHON", "python3"))
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+@pytest.fixture(scope="session")
+def spark():
+    from runtime.spark_adapter import shared_session
+
+    return shared_session(
+        "local[2]",
+        {
+            "spark.sql.shuffle.partitions": "2",
+            "spark.default.parallelism": "2",
+        },
+    )
+
+
+@pytest.fixture
+def session(spark, tmp_path):
+    """A geaflow-sql Session with its own catalog, on the shared SparkSession."""
+    from geaflow_sql import Session
+
+    return Session(spark=spark, base_dir=str(tmp_path))
+
+
+@pytest.fixture(scope="session")
+def corpus() -> Path:
+    from geaflow_sql.conformance import default_corpus_path
+
+    path = default_corpus_path()
+    if not (path / "cases.json").exists():
+        pytest.skip(f"conformance corpus not found at {path}")
+    return path
+
+
+def write(path: Path, text: str) -> Path:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(text, encoding="utf-8")
+    return path

@@ -1,0 +1,137 @@
+"""The grammar: every corpus script parses, spans are kept, errors point at the text."""
+
+from __future__ import annotations
+
+import dataclasses
+
+import pytest
+
+import geaflow_sql
+from geaflow_sql import ParseError
+from grammar import syntax as s
+
+
+def corpus_scripts(corpus):
+    return sorted(list((corpus / "query").glob("*.sql")) + list((corpus / "sql2graph").glob("*.sql")))
+
+
+def test_every_corpus_script_parses(corpus):
+    scripts = corpus_scripts(corpus)
+    assert len(scripts) > 200
+    failures = []
+    for path in scripts:
+        try:
+            script = geaflow_sql.parse(path.read_text(encoding="utf-8"), str(path))
+        except ParseError as err:
+            failures.append(err.format())
+            continue
+        assert script.statements, path
+    assert not failures, "\n".join(failures[:5])
+
+
+def _walk(node):
+    yield node
+    if dataclasses.is_dataclass(node):
+        for f in dataclasses.fields(node):
+            value = getattr(node, f.name)
+            items = value if isinstance(value, tuple) else (value,)
+            for item in items:
+                if isinstance(item, tuple):
+                    for sub in item:
+                        if isinstance(sub, s.Node):
+                            yield from _walk(sub)
+                elif isinstance(item, s.Node):
+                    yield from _walk(item)
+
+
+def test_every_node_has_a_span(corpus):
+    for path in corpus_scripts(corpus)[:60]:
+        text = path.read_text(encoding="utf-8")
+        script = geaflow_sql.parse(text)
+        for st in script.statements:
+            for node in _walk(st):
+                assert node.span.line > 0, (path.name, node)
+                assert 0 <= node.span.start < node.span.end <= len(text), (path.name, node)
+
+
+def test_statement_spans_cover_their_text():
+    text = "SET a = 1;\nSELECT x\n  FROM t;\n"
+    script = geaflow_sql.parse(text)
+    assert [script.statement_text(st) for st in script.statements] == ["SET a = 1", "SELECT x\n  FROM t"]
+    assert script.statements[1].span.line == 2
+
+
+def test_keywords_are_case_insensitive_and_names_may_be_keywords():
+    script = geaflow_sql.parse(
+        "select Id, `select`, source, label FROM source WhErE type = 'x' order BY id DESC limit 2"
+    )
+    sel = script.statements[0].query
+    assert isinstance(sel, s.Select)
+    assert [i.expr.name for i in sel.items] == ["Id", "select", "source", "label"]
+    assert sel.limit.value == 2 and sel.order_by[0].descending
+
+
+def test_strings_decode_java_escapes():
+    script = geaflow_sql.parse("SELECT 'a\\tb', 'it''s', \"dq\", '\\u0041'")
+    values = [i.expr.value for i in script.statements[0].query.items]
+    assert values == ["a\tb", "it's", "dq", "A"]
+
+
+def test_graph_statements_parse_into_their_parts():
+    script = geaflow_sql.parse(
+        """
+        CREATE GRAPH g (
+          Vertex person (id bigint ID, name varchar),
+          Edge knows (src bigint SOURCE ID, dst bigint DESTINATION ID, ts bigint TIMESTAMP)
+        ) WITH (storeType='memory');
+        CREATE GRAPH g2 (
+          Vertex person USING t_person WITH ID(id),
+          Edge knows USING t_knows WITH ID(s, d), TIMESTAMP(ts)
+        );
+        MATCH (a:person WHERE a.id = 1)-[e:knows]->{1,3}(b) <-[:knows]- (c), (c)-(d)
+        LET a.w = a.id * 2
+        RETURN a.id, COUNT((b)->(x) => x.id) AS n ORDER BY n DESC LIMIT 3;
+        CALL sssp(1) YIELD (vid, distance) RETURN vid, distance;
+        """
+    )
+    g, g2, match, call = script.statements
+    assert g.vertices[0].columns[0].role == "ID"
+    assert g.edges[0].columns[2].role == "TIMESTAMP"
+    assert g2.edges[0].timestamp_column == "ts" and g2.vertices[0].id_column == "id"
+    clauses = match.query.clauses
+    path = clauses[0].patterns[0].paths[0]
+    edge = path.elements[1]
+    assert (edge.direction, edge.labels, edge.min_hops, edge.max_hops) == ("OUT", ("knows",), 1, 3)
+    assert path.elements[3].direction == "IN"
+    assert isinstance(clauses[1], s.LetClause)
+    assert isinstance(clauses[2].items[1].expr, s.PathFunction)
+    assert isinstance(call.query.clauses[0], s.CallClause)
+
+
+@pytest.mark.parametrize(
+    ("text", "line", "column", "expected"),
+    [
+        ("SELECT a FROM t WHERE", 1, 22, "an expression"),
+        ("SELECT a\nFROM t\nWHERE x = = 1", 3, 11, "an expression"),
+        ("CREATE TABLE t (a int) WITH (type=)", 1, 35, None),
+        ("SELECT a FROM t GROUP x", 1, 23, "BY"),
+        ("MATCH (a:)->(b) RETURN a", 1, 10, "a name"),
+    ],
+)
+def test_errors_name_line_column_and_what_was_expected(text, line, column, expected):
+    with pytest.raises(ParseError) as info:
+        geaflow_sql.parse(text)
+    err = info.value
+    assert (err.line, err.column) == (line, column)
+    rendered = err.format()
+    caret_line = rendered.splitlines()[-1]
+    assert caret_line.index("^") - 4 == column - 1
+    if expected:
+        assert expected in err.message
+
+
+def test_unterminated_string_is_reported_where_it_starts():
+    with pytest.raises(ParseError) as info:
+        geaflow_sql.parse("SELECT 1;\nSELECT 'abc FROM t")
+    assert (info.value.line, info.value.column) == (2, 8)
+    assert "unterminated" in info.value.message
