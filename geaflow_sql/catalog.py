@@ -98,14 +98,22 @@ class EdgeTableInfo:
 
 
 def vertex_struct(label: str, fields: Iterable[ColumnInfo], id_field: str) -> T.StructType:
+    """A vertex value: ``~id``, ``~label``, then its properties (the id column is
+    not repeated; its declared name reads ``~id``)."""
     fields = tuple(fields)
     id_type = next(f.type for f in fields if f.name == id_field)
     struct_fields = [
         T.StructField(T.VERTEX_ID_FIELD, id_type),
         T.StructField(T.LABEL_FIELD, T.VARCHAR),
     ]
-    struct_fields += [T.StructField(f.name, f.type) for f in fields]
-    return T.StructType(tuple(struct_fields), "VERTEX", (label,), id_field=id_field)
+    struct_fields += [T.StructField(f.name, f.type) for f in fields if f.name != id_field]
+    return T.StructType(
+        tuple(struct_fields),
+        "VERTEX",
+        (label,),
+        id_field=id_field,
+        aliases=((id_field, T.VERTEX_ID_FIELD),),
+    )
 
 
 def edge_struct(
@@ -115,6 +123,9 @@ def edge_struct(
     dst_field: str,
     ts_field: str | None,
 ) -> T.StructType:
+    """An edge value: ``~src``, ``~dst``, ``~label``, ``~direction``, optional
+    ``~ts``, then its properties.  As in GeaFlow, an edge reached against its
+    direction is seen reversed: its source is the vertex the traversal left."""
     fields = tuple(fields)
     types = {f.name: f.type for f in fields}
     struct_fields = [
@@ -123,9 +134,12 @@ def edge_struct(
         T.StructField(T.LABEL_FIELD, T.VARCHAR),
         T.StructField(T.EDGE_DIRECTION_FIELD, T.VARCHAR),
     ]
+    aliases = [(src_field, T.EDGE_SRC_FIELD), (dst_field, T.EDGE_DST_FIELD)]
     if ts_field is not None:
         struct_fields.append(T.StructField(T.EDGE_TS_FIELD, types[ts_field]))
-    struct_fields += [T.StructField(f.name, f.type) for f in fields]
+        aliases.append((ts_field, T.EDGE_TS_FIELD))
+    keys = {src_field, dst_field, ts_field}
+    struct_fields += [T.StructField(f.name, f.type) for f in fields if f.name not in keys]
     return T.StructType(
         tuple(struct_fields),
         "EDGE",
@@ -133,6 +147,54 @@ def edge_struct(
         src_field=src_field,
         dst_field=dst_field,
         ts_field=ts_field,
+        aliases=tuple(aliases),
+    )
+
+
+def unified_type(structs: list[T.StructType], kind: str) -> T.StructType:
+    """One type for every vertex (or edge) of a graph: the union of all labels'
+    fields, so values of different labels can share a column (GeaFlow's rule:
+    a property only some labels have is null for the others)."""
+    if not structs:
+        if kind == "VERTEX":
+            return T.StructType(
+                (T.StructField(T.VERTEX_ID_FIELD, T.BIGINT), T.StructField(T.LABEL_FIELD, T.VARCHAR)),
+                "VERTEX",
+            )
+        return T.StructType(
+            (
+                T.StructField(T.EDGE_SRC_FIELD, T.BIGINT),
+                T.StructField(T.EDGE_DST_FIELD, T.BIGINT),
+                T.StructField(T.LABEL_FIELD, T.VARCHAR),
+                T.StructField(T.EDGE_DIRECTION_FIELD, T.VARCHAR),
+            ),
+            "EDGE",
+        )
+    merged = structs[0]
+    for st in structs[1:]:
+        merged = T.merge_struct(merged, st)
+    # Meta fields first, in a fixed order, so every edge struct lines up.
+    meta_order = [T.VERTEX_ID_FIELD, T.EDGE_SRC_FIELD, T.EDGE_DST_FIELD, T.LABEL_FIELD, T.EDGE_DIRECTION_FIELD, T.EDGE_TS_FIELD]
+    meta = [f for name in meta_order for f in merged.fields if f.name == name]
+    rest = [f for f in merged.fields if f.name not in meta_order]
+    # Widen meta types that differ between labels (e.g. ids of different types).
+    widened = []
+    for f in meta:
+        t = f.type
+        for st in structs:
+            other = st.field_type(f.name)
+            if other is not None and other != t:
+                t = T.common_type(t, other) or T.VARCHAR
+        widened.append(T.StructField(f.name, t))
+    return T.StructType(
+        tuple(widened + rest),
+        merged.kind,
+        merged.labels,
+        merged.id_field,
+        merged.src_field,
+        merged.dst_field,
+        merged.ts_field,
+        aliases=merged.aliases,
     )
 
 
@@ -175,6 +237,12 @@ class GraphInfo:
     def edge(self, label: str) -> EdgeTableInfo | None:
         lowered = label.lower()
         return next((e for e in self.edges if e.label.lower() == lowered), None)
+
+    def vertex_type(self) -> T.StructType:
+        return unified_type([v.struct_type() for v in self.vertices], "VERTEX")
+
+    def edge_type(self) -> T.StructType:
+        return unified_type([e.struct_type() for e in self.edges], "EDGE")
 
     @property
     def is_static(self) -> bool:

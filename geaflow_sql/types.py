@@ -80,6 +80,9 @@ class StructType:
     dst_field: str | None = None
     ts_field: str | None = None
     name: str = field(default="STRUCT")
+    # Declared names that read a meta field: a vertex's id column name reads
+    # ``~id``; an edge's source/target/timestamp names read ``~src``/``~dst``/``~ts``.
+    aliases: tuple[tuple[str, str], ...] = ()
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "name", self.kind)
@@ -100,6 +103,9 @@ class StructType:
             if f.name == name:
                 return f.name
         lowered = name.lower()
+        for alias, stored in self.aliases:
+            if alias.lower() == lowered:
+                return stored
         for f in self.fields:
             if f.name.lower() == lowered:
                 return f.name
@@ -318,6 +324,7 @@ def merge_struct(a: StructType, b: StructType) -> StructType:
         a.src_field or b.src_field,
         a.dst_field or b.dst_field,
         a.ts_field or b.ts_field,
+        aliases=tuple(dict.fromkeys(a.aliases + b.aliases)),
     )
 
 

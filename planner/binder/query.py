@@ -470,13 +470,18 @@ class QueryBinder:
                 out.append(item)
         return out
 
-    def bind_select(self, q: s.Select) -> LogicalNode:
-        if q.from_ is None:
-            source: Bound = Bound(Values(((),), ()), Scope())
-        else:
-            source = self.bind_from(q.from_)
+    def bind_select(
+        self, q: s.Select, source: Bound | None = None, graph_hook: Any = None
+    ) -> LogicalNode:
+        """Bind a SELECT; ``source`` replaces its FROM (a graph RETURN binds this
+        way over a path table, with ``graph_hook`` resolving graph syntax)."""
+        if source is None:
+            if q.from_ is None:
+                source = Bound(Values(((),), ()), Scope())
+            else:
+                source = self.bind_from(q.from_)
         hook = SubqueryHook(self, source.node, source.scope)
-        binder = self.expr_binder(source.scope, subquery_hook=hook)
+        binder = self.expr_binder(source.scope, subquery_hook=hook, graph_hook=graph_hook)
         if q.where is not None:
             if contains_aggregate(binder, q.where):
                 raise self.error(ValidationError("aggregate functions are not allowed in WHERE"), q.where)

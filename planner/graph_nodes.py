@@ -1,0 +1,179 @@
+"""Graph plan nodes: MATCH compiles into these plus ordinary relational nodes.
+
+A MATCH produces a *path table*: one column per path variable, holding the
+vertex or edge value (a struct of the graph's unified vertex/edge type), plus
+the columns of a request table when there is one.  ``VertexMatch`` starts
+paths at vertices; ``EdgeMatch`` extends each path by one edge (or, with a hop
+range, by a variable-length run of edges — GeaFlow's LoopUntilMatch) and the
+vertex at its end.  Filters, joins of patterns, unions, LET and RETURN are the
+relational Filter/Join/Union/Project/Aggregate nodes over path tables, so the
+relational rules work on them too; the graph rules push filters and labels
+into these nodes.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from sqlglot import exp
+
+from geaflow_sql.catalog import GraphInfo
+
+from .expressions import render
+from .logical import Field, LogicalNode, Schema, names_of
+
+
+@dataclass(frozen=True, slots=True)
+class VertexMatch(LogicalNode):
+    """Start paths at the vertices with one of ``labels`` (all labels if empty)
+    that satisfy ``filter`` (over the single output field).  With an ``input``
+    (a request table), every input row starts its own paths: the output is the
+    input's fields followed by the vertex, and ``filter`` may read both."""
+
+    graph: GraphInfo
+    variable: str
+    labels: tuple[str, ...]
+    vertex_type: Any
+    filter: exp.Expression | None = None
+    input: LogicalNode | None = None
+    hidden: bool = False
+    # Equality of the vertex id with a column of the input (request ids):
+    # the runtime joins on it instead of filtering a cross product.
+    id_key: int | None = None
+
+    @classmethod
+    def _input_fields(cls) -> tuple[str, ...]:
+        return ("input",)
+
+    @property
+    def inputs(self) -> tuple[LogicalNode, ...]:
+        return (self.input,) if self.input is not None else ()
+
+    def with_inputs(self, *new_inputs: LogicalNode) -> LogicalNode:
+        from dataclasses import replace
+
+        return replace(self, input=new_inputs[0] if new_inputs else None)
+
+    @property
+    def schema(self) -> Schema:
+        prefix = self.input.schema if self.input is not None else ()
+        return prefix + (Field(self.variable, self.vertex_type),)
+
+    def explain_attrs(self) -> str:
+        parts = [f"graph={self.graph.name}", f"{self.variable}:{'|'.join(self.labels) or '*'}"]
+        if self.filter is not None:
+            parts.append("filter=" + render(self.filter, names_of(self.schema)))
+        if self.id_key is not None:
+            parts.append(f"id=${self.id_key}")
+        return ", ".join(parts)
+
+
+@dataclass(frozen=True, slots=True)
+class EdgeMatch(LogicalNode):
+    """Extend each path from the vertex in field ``source`` over one edge (or a
+    run of ``min_hops``..``max_hops`` edges) to a target vertex.
+
+    ``direction`` is OUT, IN or BOTH; an edge taken against its direction is
+    seen reversed (its ``~src`` is the vertex left, ``~direction`` is IN).
+    ``edge_filter`` reads the edge alone (field 0), ``target_filter`` the
+    target vertex alone (field 0).  When ``target_bound`` is set the target is
+    that existing path field (a cycle) and no vertex column is added.  For a
+    hop range the edge column holds the last edge of the run (null for zero
+    hops)."""
+
+    input: LogicalNode
+    graph: GraphInfo
+    source: int
+    edge_variable: str
+    edge_labels: tuple[str, ...]
+    direction: str
+    edge_type: Any
+    target_variable: str
+    target_labels: tuple[str, ...]
+    vertex_type: Any
+    edge_filter: exp.Expression | None = None
+    target_filter: exp.Expression | None = None
+    target_bound: int | None = None
+    min_hops: int = 1
+    max_hops: int = 1
+    edge_hidden: bool = False
+    target_hidden: bool = False
+
+    @classmethod
+    def _input_fields(cls) -> tuple[str, ...]:
+        return ("input",)
+
+    @property
+    def is_loop(self) -> bool:
+        return not (self.min_hops == 1 and self.max_hops == 1)
+
+    @property
+    def pipeline_kind(self) -> str:
+        return "ITERATOR" if self.is_loop else "ONE_INPUT"
+
+    @property
+    def schema(self) -> Schema:
+        out = self.input.schema + (Field(self.edge_variable, self.edge_type),)
+        if self.target_bound is None:
+            out += (Field(self.target_variable, self.vertex_type),)
+        return out
+
+    def explain_attrs(self) -> str:
+        arrow = {"OUT": "->", "IN": "<-", "BOTH": "-"}[self.direction]
+        hops = "" if not self.is_loop else f"{{{self.min_hops},{self.max_hops}}}"
+        src = self.input.schema[self.source].name
+        target = (
+            self.input.schema[self.target_bound].name
+            if self.target_bound is not None
+            else f"{self.target_variable}:{'|'.join(self.target_labels) or '*'}"
+        )
+        parts = [
+            f"({src}){arrow}[{self.edge_variable}:{'|'.join(self.edge_labels) or '*'}]{hops}({target})"
+        ]
+        if self.edge_filter is not None:
+            parts.append("edge_filter=" + render(self.edge_filter, [self.edge_variable]))
+        if self.target_filter is not None:
+            parts.append("target_filter=" + render(self.target_filter, [self.target_variable]))
+        return ", ".join(parts)
+
+
+@dataclass(frozen=True, slots=True)
+class GraphLabelScan(LogicalNode):
+    """A vertex or edge label of a graph read as a table (its declared columns)."""
+
+    graph: GraphInfo
+    label: str
+    is_vertex: bool
+    fields_: Schema
+
+    @property
+    def schema(self) -> Schema:
+        return self.fields_
+
+    def explain_attrs(self) -> str:
+        return f"graph={self.graph.name}, {'vertex' if self.is_vertex else 'edge'}={self.label}"
+
+
+@dataclass(frozen=True, slots=True)
+class GraphAlgorithm(LogicalNode):
+    """``CALL name(args) YIELD (cols)`` over a graph: an iteration (cycle rounds)."""
+
+    graph: GraphInfo
+    name: str
+    args: tuple[Any, ...]
+    fields_: Schema
+    algorithm: Any = None
+
+    pipeline_kind = "ITERATOR"
+
+    @property
+    def schema(self) -> Schema:
+        return self.fields_
+
+    def explain_attrs(self) -> str:
+        args = ", ".join(repr(a) for a in self.args)
+        return f"graph={self.graph.name}, {self.name}({args})"
+
+    def __hash__(self) -> int:  # the algorithm object may not be hashable
+        return hash((self.graph, self.name, self.args, self.fields_))

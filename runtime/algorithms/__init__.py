@@ -1,0 +1,1 @@
+"""Graph algorithms run by ``CALL name(args) YIELD (cols)``."""

@@ -1,0 +1,60 @@
+"""The interface between CALL and an algorithm implementation.
+
+The planner binds ``CALL f(args) YIELD (a, b)`` against the current graph into a
+``GraphAlgorithm`` plan node; at run time the operator builds an
+``AlgorithmGraph`` from the graph store and calls ``Algorithm.run``, which
+returns a DataFrame whose columns ``c0..cN`` are the algorithm's outputs in
+order (YIELD names them by position).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+
+@dataclass
+class AlgorithmGraph:
+    """A graph as two DataFrames, in the GraphFrames column convention.
+
+    ``vertices``: columns ``id``, ``label``, then every vertex property of the
+    graph (null where a label lacks it).  ``edges``: ``src``, ``dst``,
+    ``label``, optional ``ts``, then every edge property.  ``id_type`` is the
+    GeaFlow type of vertex ids.
+    """
+
+    vertices: Any
+    edges: Any
+    id_type: Any
+    vertex_properties: dict[str, Any] = field(default_factory=dict)  # name -> type
+    edge_properties: dict[str, Any] = field(default_factory=dict)
+    name: str = ""
+    # Edges added since the previous window (incremental algorithms); None in batch.
+    new_edges: Any = None
+    new_vertices: Any = None
+    # Per-(algorithm, call site) state kept between windows by incremental algorithms.
+    state: dict[str, Any] = field(default_factory=dict)
+
+
+class Algorithm:
+    """Base class of built-in and user algorithms."""
+
+    name = "algorithm"
+    # GeaFlow's Java class names that map to this algorithm.
+    java_classes: tuple[str, ...] = ()
+    incremental = False
+
+    def check_args(self, args: list[Any]) -> None:
+        """Raise ValidationError if the (constant) arguments are not acceptable."""
+
+    def output_types(self, args: list[Any], id_type: Any) -> list[Any]:
+        """GeaFlow types of the output columns, in order."""
+        raise NotImplementedError
+
+    def output_names(self) -> list[str]:
+        """Default names of the output columns (YIELD renames them by position)."""
+        raise NotImplementedError
+
+    def run(self, ctx: Any, graph: AlgorithmGraph, args: list[Any]) -> Any:
+        """A DataFrame with columns c0..cN (the outputs)."""
+        raise NotImplementedError

@@ -1,0 +1,37 @@
+"""Algorithm registry: names and GeaFlow class names -> Algorithm instances."""
+
+from __future__ import annotations
+
+from typing import Any
+
+_BY_NAME: dict[str, Any] = {}
+_BY_CLASS: dict[str, str] = {}
+
+
+def register_algorithm(algorithm: Any, *aliases: str) -> None:
+    for n in (algorithm.name, *aliases):
+        _BY_NAME[n.lower()] = algorithm
+    for cls in getattr(algorithm, "java_classes", ()):
+        _BY_CLASS[cls] = algorithm.name.lower()
+
+
+def _load() -> None:
+    try:
+        from . import library  # noqa: F401  (registers the built-ins)
+    except ImportError:
+        pass
+
+
+def algorithm_named(name: str) -> Any | None:
+    _load()
+    return _BY_NAME.get(name.lower())
+
+
+def algorithm_for_class(class_name: str) -> str | None:
+    _load()
+    return _BY_CLASS.get(class_name)
+
+
+def algorithm_names() -> list[str]:
+    _load()
+    return sorted(_BY_NAME)
