@@ -11,11 +11,12 @@ runs), then its statements run in order against the session's catalog.
 
 from __future__ import annotations
 
+import contextlib
 import os
 import threading
 import time
 import uuid
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterable, Iterator, Mapping
 from typing import Any
 
 from grammar import syntax as s
@@ -68,6 +69,7 @@ class Session:
         self._closed = False
         self._tag_lock = threading.Lock()
         self.current_tag: str | None = None
+        self._scope_tags: set[str] = set()
         if spark is not None:
             from runtime.spark_adapter import prepare_session
 
@@ -135,6 +137,25 @@ class Session:
             if explain and isinstance(st, (s.Insert, s.QueryStatement)):
                 st = s.Explain(st, span=st.span)
             yield self._run_statement(st, parsed, runtime_ctx, parameters, check_only)
+
+    def execute_many(
+        self, script: str, parameter_sets: Iterable[Any], source: str = "<script>"
+    ) -> list[StatementResult]:
+        """Run ``script`` once per parameter set, all as one job.
+
+        One job (one runtime context) matters for sinks that replace their
+        output on a job's first write, as GeaFlow's file tables do: the rows of
+        every parameter set are kept, not only the last set's.
+        """
+        if self._closed:
+            raise ConfigError("the session is closed")
+        parsed = parse_script(script, source)
+        runtime_ctx = self._runtime_context()
+        return [
+            self._run_statement(st, parsed, runtime_ctx, parameters, False)
+            for parameters in parameter_sets
+            for st in parsed.statements
+        ]
 
     def sql(self, statement: str, *, parameters: Any = None) -> QueryResult | StatementResult:
         """Run one statement (or a script); return the last query's rows if it has any."""
@@ -320,11 +341,34 @@ class Session:
             else f"inserted into {bound.target}",
         )
 
+    @contextlib.contextmanager
+    def cancellable(self) -> Iterator[None]:
+        """Tag every Spark job this thread starts inside the block, for ``cancel()``.
+
+        A statement tags its own jobs, but a query's rows are fetched lazily,
+        after the statement has returned; callers that fetch (the shell, the
+        DB-API) wrap statement and fetch in this block so both can be cancelled.
+        """
+        from runtime.spark_adapter import tag_jobs, untag_jobs
+
+        spark = self.spark
+        tag = f"geaflow-sql-scope-{uuid.uuid4().hex[:12]}"
+        with self._tag_lock:
+            self._scope_tags.add(tag)
+        tag_jobs(spark, tag)
+        try:
+            yield
+        finally:
+            untag_jobs(spark, tag)
+            with self._tag_lock:
+                self._scope_tags.discard(tag)
+
     def cancel(self) -> None:
         """Cancel the Spark jobs of the statement running now (from another thread)."""
         from runtime.spark_adapter import cancel_jobs
 
         with self._tag_lock:
-            tag = self.current_tag
-        if tag is not None and self._spark is not None:
-            cancel_jobs(self._spark, tag)
+            tags = [self.current_tag, *self._scope_tags]
+        for tag in tags:
+            if tag is not None and self._spark is not None:
+                cancel_jobs(self._spark, tag)

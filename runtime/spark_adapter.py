@@ -39,10 +39,16 @@ DEFAULT_SPARK_CONF = {
     "spark.sql.execution.pythonUDF.arrow.enabled": "true",
     "spark.python.worker.reuse": "true",
     "spark.sql.crossJoin.enabled": "true",
+    # Spark would replace ${name} inside string literals (and bound parameters).
+    "spark.sql.variable.substitute": "false",
 }
 
 # Runtime confs we set on a session we did not create ourselves.
-_RUNTIME_CONF = ("spark.sql.ansi.enabled", "spark.sql.crossJoin.enabled")
+_RUNTIME_CONF = (
+    "spark.sql.ansi.enabled",
+    "spark.sql.crossJoin.enabled",
+    "spark.sql.variable.substitute",
+)
 
 
 def java_version() -> tuple[int, str] | None:
@@ -205,27 +211,42 @@ def is_connect(spark: Any) -> bool:
 
 
 def tag_jobs(spark: Any, tag: str) -> None:
+    """Tag the Spark jobs this thread starts from now on.
+
+    Classic Spark keeps a session's operation tags per thread, so
+    ``interruptTag`` called from another thread (a shell's UI thread) finds
+    nothing to interrupt.  SparkContext job tags are also set per thread but
+    cancelled globally, so classic sessions use those; Spark Connect resolves
+    tags on the server and uses the session's tags.
+    """
     try:
-        spark.addTag(tag)
+        if is_connect(spark):
+            spark.addTag(tag)
+        else:
+            spark.sparkContext.addJobTag(tag)
     except Exception:  # pragma: no cover - very old Spark
         pass
 
 
 def untag_jobs(spark: Any, tag: str) -> None:
     try:
-        spark.removeTag(tag)
+        if is_connect(spark):
+            spark.removeTag(tag)
+        else:
+            spark.sparkContext.removeJobTag(tag)
     except Exception:  # pragma: no cover
         pass
 
 
 def cancel_jobs(spark: Any, tag: str) -> None:
+    """Cancel every running Spark job tagged ``tag``, from any thread."""
     try:
-        spark.interruptTag(tag)
-    except Exception:  # pragma: no cover
-        try:
+        if is_connect(spark):
+            spark.interruptTag(tag)
+        else:
             spark.sparkContext.cancelJobsWithTag(tag)
-        except Exception:
-            pass
+    except Exception:  # pragma: no cover
+        pass
 
 
 def job_progress(spark: Any) -> tuple[int, int] | None:
@@ -266,3 +287,42 @@ def graphframes_available(spark: Any) -> bool:
 
 def spark_version(spark: Any) -> str:
     return str(spark.version)
+
+
+# ---------------------------------------------------------------------------
+# Iteration support: checkpoint folder, plan size
+# ---------------------------------------------------------------------------
+
+
+def set_checkpoint_dir(spark: Any, directory: str | None) -> None:
+    """Point reliable checkpoints (``DataFrame.checkpoint``) at ``directory``."""
+    if not directory or _shared.get("checkpoint_dir") == directory:
+        return
+    if "://" not in directory:
+        os.makedirs(directory, exist_ok=True)
+    if is_connect(spark):
+        spark.conf.set("spark.checkpoint.dir", directory)
+    else:
+        spark.sparkContext.setCheckpointDir(directory)
+    _shared["checkpoint_dir"] = directory
+
+
+def plan_size(df: Any) -> int:
+    """Number of operators in a DataFrame's analyzed logical plan.
+
+    Iterations use it to show that cutting lineage keeps plans from growing
+    round after round.
+    """
+    if not is_connect(df.sparkSession):
+        tree = df._jdf.queryExecution().analyzed().treeString()  # noqa: SLF001
+        return sum(1 for line in tree.splitlines() if line.strip())
+    import io
+    from contextlib import redirect_stdout
+
+    buffer = io.StringIO()
+    with redirect_stdout(buffer):
+        df.explain(extended=True)
+    text = buffer.getvalue()
+    section = text.split("== Analyzed Logical Plan ==", 1)[-1].split("== Optimized", 1)[0]
+    lines = [line for line in section.splitlines()[2:] if line.strip()]
+    return len(lines)
