@@ -48,7 +48,42 @@ def literal_for(value: Any, t: Any | None = None) -> exp.Expression:
         if text in ("nan", "inf", "-inf"):
             return typed(template(f"CAST('{text}' AS DOUBLE)"), T.DOUBLE)
         return typed(exp.Literal.number(f"{text}D") if value >= 0 else paren(exp.Literal.number(f"{text}D")), T.DOUBLE)
+    typed_literal = _temporal_decimal_binary_literal(value)
+    if typed_literal is not None:
+        return typed_literal
     return typed(exp.Literal.string(str(value)), T.VARCHAR)
+
+
+def _temporal_decimal_binary_literal(value: Any) -> exp.Expression | None:
+    """DATE, TIMESTAMP, DECIMAL and BINARY literals for bound parameters (DB-API).
+
+    The literal text is generated here from the value (ISO dates, digits, hex),
+    never taken from the user, so it cannot change the statement.
+    """
+    import datetime as dt
+    import decimal
+
+    def cast(text: str, t: Any) -> exp.Expression:
+        to = exp.DataType.build(T.spark_sql_type(t), dialect="spark")
+        return typed(exp.Cast(this=exp.Literal.string(text), to=to), t)
+
+    if isinstance(value, dt.datetime):
+        if value.tzinfo is not None:  # sessions run in UTC
+            value = value.astimezone(dt.timezone.utc).replace(tzinfo=None)
+        return cast(value.isoformat(sep=" "), T.TIMESTAMP)
+    if isinstance(value, dt.date):
+        return cast(value.isoformat(), T.DATE)
+    if isinstance(value, decimal.Decimal) and value.is_finite():
+        sign, digits, exponent = value.as_tuple()
+        assert isinstance(exponent, int)
+        scale = max(0, -exponent)
+        precision = max(len(digits) + max(0, exponent), scale, 1)
+        if precision <= 38:
+            return cast(format(value, "f"), T.decimal(precision, scale))
+        return None
+    if isinstance(value, (bytes, bytearray, memoryview)):
+        return typed(template(f"X'{bytes(value).hex()}'"), T.BINARY)
+    return None
 
 
 def cast_to(e: exp.Expression, target: Any) -> exp.Expression:
