@@ -22,6 +22,16 @@ def _table(rows: list[tuple[str, ...]], header: tuple[str, ...]) -> str:
     return "\n".join(out)
 
 
+def _rows_result(rows: list[tuple[str, ...]], header: tuple[str, ...], suffix: str = "") -> StatementResult:
+    """The text table, plus the same rows in ``extra`` for callers that want data
+    (the DB-API returns them as a result set; the shell prints them as CSV/JSON)."""
+    return StatementResult(
+        "info",
+        text=_table(rows, header) + suffix,
+        extra={"columns": header, "rows": [tuple(str(c) for c in r) for r in rows]},
+    )
+
+
 def show(session: Any, st: InfoStatement) -> StatementResult:
     catalog = session.catalog
     if st.kind == "set":
@@ -33,25 +43,25 @@ def show(session: Any, st: InfoStatement) -> StatementResult:
 
                 known = KNOWN_KEYS.get(st.what)
                 items = [(st.what, known.default if known else "(not set)")]
-        return StatementResult("info", text=_table([(k, str(v)) for k, v in items], ("key", "value")))
+        return _rows_result([(k, str(v)) for k, v in items], ("key", "value"))
     if st.what == "TABLES":
         rows = [(n, "table") for n in catalog.table_names()] + [
             (n, "view") for n in catalog.view_names()
         ]
-        return StatementResult("info", text=_table(sorted(rows), ("name", "kind")))
+        return _rows_result(sorted(rows), ("name", "kind"))
     if st.what == "GRAPHS":
         rows = []
         for name in catalog.graph_names():
             g = catalog.graph((name,))
             rows.append((name, g.store_type, ", ".join(v.label for v in g.vertices), ", ".join(e.label for e in g.edges)))
-        return StatementResult("info", text=_table(rows, ("name", "store", "vertices", "edges")))
+        return _rows_result(rows, ("name", "store", "vertices", "edges"))
     from planner.functions.registry import all_builtin_names
 
     names = all_builtin_names()
     rows = [(n, "user") for n in catalog.function_names()]
     for kind in ("scalar", "aggregate", "table"):
         rows += [(n, kind) for n in names[kind]]
-    return StatementResult("info", text=_table(rows, ("name", "kind")))
+    return _rows_result(rows, ("name", "kind"))
 
 
 def describe(session: Any, st: InfoStatement) -> StatementResult:
@@ -62,9 +72,7 @@ def describe(session: Any, st: InfoStatement) -> StatementResult:
         if table is not None:
             rows = [(c.name, str(c.type)) for c in table.columns]
             opts = "\n".join(f"  {k} = {v}" for k, v in table.options)
-            return StatementResult(
-                "info", text=_table(rows, ("column", "type")) + (f"\noptions:\n{opts}" if opts else "")
-            )
+            return _rows_result(rows, ("column", "type"), f"\noptions:\n{opts}" if opts else "")
     if st.what in ("", "VIEW", "TABLE"):
         view = catalog.view(parts)
         if view is not None:
@@ -83,5 +91,5 @@ def describe(session: Any, st: InfoStatement) -> StatementResult:
                         else "TIMESTAMP" if f.name == e.ts_field else ""
                     )
                     rows.append(("edge", e.label, f.name, str(f.type), role))
-            return StatementResult("info", text=_table(rows, ("kind", "label", "field", "type", "role")))
+            return _rows_result(rows, ("kind", "label", "field", "type", "role"))
     raise CatalogError(f"unknown table, view or graph {'.'.join(parts)!r}")
