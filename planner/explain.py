@@ -15,7 +15,9 @@ def render_logical(node: LogicalNode) -> str:
     def visit(n: LogicalNode, depth: int) -> None:
         attrs = n.explain_attrs()
         fields = ", ".join(f"{f.name}:{f.type}" for f in n.schema)
-        text = f"{'  ' * depth}{n.kind}({attrs})" if attrs else f"{'  ' * depth}{n.kind}"
+        # The class name, not ``n.kind``: a Join's ``kind`` field is its join type.
+        name = type(n).__name__
+        text = f"{'  ' * depth}{name}({attrs})" if attrs else f"{'  ' * depth}{name}"
         if id(n) in seen:
             lines.append(f"{text}  [shared #{seen[id(n)]}]")
             return

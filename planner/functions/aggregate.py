@@ -1,7 +1,8 @@
 """Built-in aggregate functions and their result types (GeaFlow's rules).
 
 GeaFlow's AVG always returns DOUBLE; SUM keeps an integer type integral; COUNT
-is BIGINT.  The runtime maps each name to a Spark aggregate in
+is BIGINT; STDDEV_SAMP is GeaFlow's UDAF, which divides by n and gives 0.0 for
+a group without values.  The runtime maps each name to a Spark aggregate in
 ``runtime.operators.relational``.
 """
 
@@ -41,3 +42,8 @@ register_aggregate(AggregateSpec("FIRST_VALUE", 1, 1, _same))
 register_aggregate(AggregateSpec("LAST_VALUE", 1, 1, _same))
 register_aggregate(AggregateSpec("COLLECT_LIST", 1, 1, lambda a: T.ArrayType(a[0])))
 register_aggregate(AggregateSpec("COLLECT_SET", 1, 1, lambda a: T.ArrayType(a[0])))
+# GeaFlow's newer UDAFs: nulls are skipped, an all-null group gives null.
+register_aggregate(AggregateSpec("BIT_AND", 1, 1, _same))
+register_aggregate(AggregateSpec("BIT_OR", 1, 1, _same))
+register_aggregate(AggregateSpec("BOOL_AND", 1, 1, lambda a: T.BOOLEAN), "EVERY")
+register_aggregate(AggregateSpec("BOOL_OR", 1, 1, lambda a: T.BOOLEAN), "SOME")

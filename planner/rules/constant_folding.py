@@ -4,7 +4,8 @@
     Project(x, [2 * 3 + $1])         ->  Project(x, [6 + $1])
 
 Folds arithmetic and comparisons of numeric literals (with Java's integer
-semantics), and boolean connectives with a TRUE/FALSE operand.  A filter whose
+semantics), numeric casts of literals, and boolean connectives with a
+TRUE/FALSE operand.  A filter whose
 condition folds to TRUE is removed.
 """
 
@@ -47,7 +48,9 @@ def _number(e: exp.Expression) -> int | float | None:
         is_double = text.endswith(("D", "d"))
         text = text.rstrip("DdLl")
         try:
-            value: int | float = float(text) if is_double or "." in text or "e" in text.lower() else int(text)
+            value: int | float = (
+                float(text) if is_double or "." in text or "e" in text.lower() else int(text)
+            )
         except ValueError:
             return None
         return -value if neg else value
@@ -111,11 +114,38 @@ def fold(e: exp.Expression) -> exp.Expression:
             if v is not None:
                 return typed(exp.Boolean(this=not v), T.BOOLEAN)
             return node
+        if isinstance(node, exp.Cast) and t.is_numeric and not isinstance(t, T.StructType):
+            # CAST(10 AS DOUBLE) -> 10.0D: a typed literal the other rules can compare.
+            value = _number(node.this)
+            source = type_of(node.this)
+            if (
+                value is not None
+                and source.is_numeric
+                and t.name in ("DOUBLE", "BIGINT", "INTEGER")
+            ):
+                if t.name == "DOUBLE":
+                    return _literal(float(value), t)
+                if isinstance(value, int) and _wrap_int(value, t) is not None:
+                    if t.name == "BIGINT":
+                        lit = typed(exp.Literal.number(f"{abs(value)}L"), T.BIGINT)
+                        return (
+                            lit
+                            if value >= 0
+                            else typed(exp.Paren(this=exp.Neg(this=lit)), T.BIGINT)
+                        )
+                    return _literal(value, t)
+            return node
         if isinstance(node, _ARITH) and t.is_numeric:
             a, b = _number(node.this), _number(node.expression)
             if a is None or b is None:
                 return node
-            value = a + b if isinstance(node, exp.Add) else a - b if isinstance(node, exp.Sub) else a * b
+            value = (
+                a + b
+                if isinstance(node, exp.Add)
+                else a - b
+                if isinstance(node, exp.Sub)
+                else a * b
+            )
             if t.is_integer:
                 if not (isinstance(value, int)):
                     return node

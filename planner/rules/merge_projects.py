@@ -12,7 +12,7 @@ from collections import Counter
 
 from sqlglot import exp
 
-from planner.expressions import is_deterministic, ref_index, substitute_refs
+from planner.expressions import is_deterministic, paren, ref_index, substitute_refs
 from planner.logical import LogicalNode, Project
 
 
@@ -34,6 +34,7 @@ def merge_projects(node: LogicalNode) -> LogicalNode:
                 uses[i] += 1
     if any(n > 1 and not _cheap(inner.exprs[i]) for i, n in uses.items()):
         return node
-    values = dict(enumerate(inner.exprs))
+    # Parenthesised: an inlined a + 1 inside $0 * 2 must stay (a + 1) * 2.
+    values = {i: paren(e) for i, e in enumerate(inner.exprs)}
     merged = tuple(substitute_refs(e, values) for e in node.exprs)
     return Project(inner.input, merged, node.fields_)

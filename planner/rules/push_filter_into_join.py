@@ -1,23 +1,34 @@
 """push_filter_into_join: move filter conjuncts to where they can run first.
 
-    Filter(Join(l, r, CROSS), l.a = r.b AND l.x > 1)
-      ->  Join(Filter(l, x > 1), r, INNER, l.a = r.b)
+    Filter(Join(Join(a, b, CROSS), c, CROSS), a.x = b.x AND b.y = c.y AND a.z > 1)
+      ->  Join(Join(Filter(a, z > 1), b, INNER, a.x = b.x), c, INNER, b.y = c.y)
 
 Conjuncts over one side go below the join (for LEFT joins only left-side ones,
 for RIGHT joins only right-side ones); conjuncts over both sides become the
-condition of an inner join.  Single-side conjuncts of an inner join's own
-condition are pushed the same way.
+condition of an inner join, so a comma join with equalities in WHERE becomes
+a chain of equi-joins (which Spark runs as hash joins, not a cross product).
+A pushed filter keeps going down through further joins in the same pass.
+An inner join's own single-side conjuncts are pushed the same way, as are the
+right-side conjuncts of a LEFT join's ON (they only decide which right rows
+can match) and the left-side ones of a RIGHT join's ON.
 """
 
 from __future__ import annotations
 
+from sqlglot import exp
+
 from planner.expressions import and_all, conjuncts, input_refs, is_deterministic, remap_refs
 from planner.logical import Filter, Join, LogicalNode
 
+Parts = list[exp.Expression]
 
-def _split(node: Join, parts: list) -> tuple[list, list, list]:  # type: ignore[type-arg]
+
+def _split(node: Join, parts: Parts) -> tuple[Parts, Parts, Parts]:
+    """Conjuncts over the left input only, the right input only (renumbered), and both."""
     width = len(node.left.schema)
-    left, right, both = [], [], []
+    left: Parts = []
+    right: Parts = []
+    both: Parts = []
     for p in parts:
         refs = input_refs(p)
         if not is_deterministic(p):
@@ -31,40 +42,57 @@ def _split(node: Join, parts: list) -> tuple[list, list, list]:  # type: ignore[
     return left, right, both
 
 
-def _with_filter(node: LogicalNode, parts: list) -> LogicalNode:  # type: ignore[type-arg]
+def _with_filter(node: LogicalNode, parts: Parts) -> LogicalNode:
     cond = and_all(parts)
-    return node if cond is None else Filter(node, cond)
+    if cond is None:
+        return node
+    # Keep pushing through a join below, so long comma joins resolve in one pass.
+    return push_filter_into_join(Filter(node, cond))
+
+
+def _shift(parts: Parts, offset: int) -> Parts:
+    return [remap_refs(p, lambda i: i + offset) for p in parts]
+
+
+def _push_join_condition(node: Join) -> LogicalNode:
+    """Single-side conjuncts of a join's own ON condition, where that is safe."""
+    if node.condition is None or node.kind not in ("INNER", "LEFT", "RIGHT"):
+        return node
+    left, right, both = _split(node, conjuncts(node.condition))
+    width = len(node.left.schema)
+    if node.kind == "LEFT":
+        # Left-side ON conjuncts only decide matches: they stay in the condition.
+        both, left = both + left, []
+    elif node.kind == "RIGHT":
+        both, right = both + _shift(right, width), []
+    if not (left or right):
+        return node
+    kind = node.kind
+    if kind == "INNER" and not both:
+        kind = "CROSS"
+    return Join(_with_filter(node.left, left), _with_filter(node.right, right), kind, and_all(both))
 
 
 def push_filter_into_join(node: LogicalNode) -> LogicalNode:
-    if isinstance(node, Join) and node.kind == "INNER" and node.condition is not None:
-        left, right, both = _split(node, conjuncts(node.condition))
-        if left or right:
-            return Join(
-                _with_filter(node.left, left),
-                _with_filter(node.right, right),
-                "INNER",
-                and_all(both),
-            ) if both else Join(
-                _with_filter(node.left, left), _with_filter(node.right, right), "CROSS", None
-            )
-        return node
+    if isinstance(node, Join):
+        return _push_join_condition(node)
     if not (isinstance(node, Filter) and isinstance(node.input, Join)):
         return node
     join = node.input
     if join.kind not in ("INNER", "CROSS", "LEFT", "RIGHT", "SEMI", "ANTI"):
         return node
-    parts = conjuncts(node.condition)
-    left, right, both = _split(join, parts)
-    keep: list = []  # type: ignore[type-arg]
+    left, right, both = _split(join, conjuncts(node.condition))
+    width = len(join.left.schema)
+    keep: Parts = []
     if join.kind == "LEFT":
-        keep = [*both, *[remap_refs(p, lambda i: i + len(join.left.schema)) for p in right]]
+        # Right-side rows may be null-extended: such conditions run after the join.
+        keep = [*both, *_shift(right, width)]
         right, both = [], []
     elif join.kind == "RIGHT":
         keep = [*both, *left]
         left, both = [], []
     elif join.kind in ("SEMI", "ANTI"):
-        keep = both + [remap_refs(p, lambda i: i + len(join.left.schema)) for p in right]
+        keep = [*both, *_shift(right, width)]
         right, both = [], []
     if not (left or right or both):
         return node
@@ -74,4 +102,6 @@ def push_filter_into_join(node: LogicalNode) -> LogicalNode:
         kind = "INNER" if kind in ("INNER", "CROSS") else kind
         condition = and_all(conjuncts(condition) + both)
     new_join = Join(_with_filter(join.left, left), _with_filter(join.right, right), kind, condition)
-    return _with_filter(new_join, keep)
+    pushed = _push_join_condition(new_join) if new_join.kind == "INNER" else new_join
+    cond = and_all(keep)
+    return pushed if cond is None else Filter(pushed, cond)

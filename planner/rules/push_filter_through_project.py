@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from sqlglot import exp
 
-from planner.expressions import is_deterministic, substitute_refs
+from planner.expressions import is_deterministic, paren, substitute_refs
 from planner.logical import Filter, LogicalNode, Project
 
 
@@ -21,5 +21,6 @@ def push_filter_through_project(node: LogicalNode) -> LogicalNode:
         return node
     if any(isinstance(n, exp.AggFunc) for e in project.exprs for n in e.walk()):
         return node
-    cond = substitute_refs(node.condition, dict(enumerate(project.exprs)))
+    # Parenthesised so an inlined operator keeps its precedence.
+    cond = substitute_refs(node.condition, {i: paren(e) for i, e in enumerate(project.exprs)})
     return Project(Filter(project.input, cond), project.exprs, project.fields_)

@@ -123,8 +123,12 @@ def aggregate_expression(ctx: Any, call: AggCall, input_types: list[Any]) -> Any
     if name == "MAX":
         return F.max(arg)
     if name == "STDDEV_SAMP":
-        # GeaFlow's StdDevSamp divides by n (the population formula); keep its answers.
-        return F.stddev_pop(arg.cast("double"))
+        # GeaFlow's StdDevSamp UDAF: sqrt((sum(x^2) - sum(x)^2 / n) / n), and 0.0
+        # when the group has no values.  The same formula gives the same doubles.
+        x = arg.cast("double")
+        n = F.count(x)
+        value = F.sqrt((F.sum(x * x) - F.pow(F.sum(x), 2) / n) / n)
+        return F.when(n == 0, F.lit(0.0)).otherwise(value)
     if name == "STDDEV_POP":
         return F.stddev_pop(arg.cast("double"))
     if name == "VAR_SAMP":
@@ -152,6 +156,8 @@ def aggregate_expression(ctx: Any, call: AggCall, input_types: list[Any]) -> Any
         return F.collect_list(arg)
     if name == "COLLECT_SET":
         return F.collect_set(arg)
+    if name in ("BIT_AND", "BIT_OR", "BOOL_AND", "BOOL_OR"):
+        return getattr(F, name.lower())(arg)
     raise UnsupportedError(f"aggregate {name} is not supported")
 
 
@@ -273,8 +279,15 @@ def correlate(ctx: Any, node: Correlate, inputs: list[Any]) -> Any:
     args = [column(a) for a in fn.args]
     if fn.implementation is None:
         if fn.name == "split":
+            # GeaFlow's Split is StringUtils.split: every character of the
+            # separator splits, runs of them count once, empty pieces are
+            # dropped; a null separator splits on whitespace.
             sep = args[1] if len(args) > 1 else F.lit(",")
-            pieces = F.split(args[0], F.concat(F.lit("\\Q"), sep, F.lit("\\E")), -1)
+            char_class = F.concat(
+                F.lit("["), F.regexp_replace(sep, r"([\\\[\]^\-&])", r"\\$1"), F.lit("]+")
+            )
+            regex = F.when(sep.isNull() | (sep == ""), F.lit(r"\s+")).otherwise(char_class)
+            pieces = F.filter(F.split(args[0], regex, -1), lambda p: p != "")
             return df.select("*", F.explode(pieces).alias(f"c{n_in}"))
         raise UnsupportedError(f"table function {fn.name} is not supported")
     from pyspark.sql import types as ST
