@@ -15,6 +15,8 @@ class QueryResult:
         self.types = list(types)
         self._arrow: Any = None
         self._on_error = on_error
+        # (table, pyspark Observation) of text scans that skip bad rows.
+        self.bad_row_observations: list[tuple[str, Any]] = []
 
     @property
     def dataframe(self) -> Any:
@@ -40,6 +42,20 @@ class QueryResult:
 
     def to_pandas(self) -> Any:
         return self.to_arrow().to_pandas()
+
+    @property
+    def bad_rows_skipped(self) -> dict[str, int]:
+        """Malformed text rows skipped per table (``geaflow.dsl.file.bad.rows = 'skip'``).
+
+        Fetches the rows first: the counts are gathered while they are read.
+        """
+        from runtime.connectors.file import observed_bad_rows
+
+        self.to_arrow()
+        counts: dict[str, int] = {}
+        for table, observation in self.bad_row_observations:
+            counts[table] = counts.get(table, 0) + observed_bad_rows(observation)
+        return counts
 
     def collect(self) -> list[tuple[Any, ...]]:
         table = self.to_arrow()

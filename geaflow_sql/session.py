@@ -326,19 +326,30 @@ class Session:
                 self.current_tag = None
         if bound.kind == "query":
             schema = prepared.plan.schema
-            return StatementResult(
-                "query",
-                query=QueryResult(
-                    result, [f.name for f in schema], [f.type for f in schema], translate
-                ),
+            query = QueryResult(
+                result, [f.name for f in schema], [f.type for f in schema], translate
             )
+            # Rows are fetched later, so bad-row counts are read then.
+            query.bad_row_observations = list(rctx.bad_row_observations)
+            rctx.bad_row_observations.clear()
+            return StatementResult("query", query=query)
         rows = result if isinstance(result, int) and result >= 0 else None
+        message = (
+            f"inserted {rows} rows into {bound.target}"
+            if rows is not None
+            else f"inserted into {bound.target}"
+        )
+        # Text rows skipped as bad (geaflow.dsl.file.bad.rows = 'skip') are reported.
+        skipped = rctx.bad_rows_skipped()
+        if any(skipped.values()):
+            message += "; skipped bad rows: " + ", ".join(
+                f"{n} in {table}" for table, n in skipped.items() if n
+            )
         return StatementResult(
             "insert",
             rows_written=rows,
-            message=f"inserted {rows} rows into {bound.target}"
-            if rows is not None
-            else f"inserted into {bound.target}",
+            message=message,
+            extra={"bad_rows_skipped": skipped},
         )
 
     @contextlib.contextmanager

@@ -39,6 +39,23 @@ class RuntimeContext:
     user_functions: dict[str, Any] = field(default_factory=dict)
     # Local files written by this job: the first write replaces, later ones append.
     files_written: set[str] = field(default_factory=set)
+    # (table name, pyspark Observation) of text scans that skip bad rows; read
+    # once the statement's action ran (see ``bad_rows_skipped``).
+    bad_row_observations: list[tuple[str, Any]] = field(default_factory=list)
+
+    def bad_rows_skipped(self) -> dict[str, int]:
+        """Bad rows skipped per table by the scans of the statement that just ran.
+
+        Reads (and forgets) the observations: call it after the Spark action.
+        """
+        from runtime.connectors.file import observed_bad_rows
+
+        counts: dict[str, int] = {}
+        for table, observation in self.bad_row_observations:
+            counts[table] = counts.get(table, 0) + observed_bad_rows(observation)
+        self.bad_row_observations.clear()
+        self.metrics.bad_rows_skipped += sum(counts.values())
+        return counts
 
     def user_function(self, name: str) -> Any:
         fn = self.user_functions.get(name.lower())

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import os
 import re
+import uuid
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -143,6 +144,9 @@ class FileConnector(Connector):
             *parsed_cols, any_bad.alias("__bad"), F.col("file"), F.col("line_no"), F.col("line")
         )
         if skip:
+            # Skipped rows are counted, never silently lost: an Observation
+            # sums them as the scan runs, with no extra pass over the data.
+            checked = self._count_bad_rows(ctx, req, checked)
             kept = checked.where(~F.col("__bad"))
         else:
             # Fails the Spark job with a message the runtime turns into a DataError.
@@ -159,6 +163,19 @@ class FileConnector(Connector):
             )
         names = [f"c{i}" for i in range(len(parsed_cols))]
         return kept.select(*names, *position)
+
+    @staticmethod
+    def _count_bad_rows(ctx: Any, req: ReadRequest, checked: Any) -> Any:
+        from pyspark.sql import Observation
+        from pyspark.sql import functions as F
+
+        observations = getattr(ctx, "bad_row_observations", None)
+        if observations is None:
+            return checked
+        observation = Observation(f"geaflow_bad_rows_{uuid.uuid4().hex[:12]}")
+        observations.append((req.table.name, observation))
+        bad = F.sum(F.when(F.col("__bad"), 1).otherwise(0)).alias("bad_rows")
+        return checked.observe(observation, bad)
 
     def _read_spark_format(self, ctx: Any, req: ReadRequest, fmt: str) -> Any:
         from pyspark.sql import functions as F
@@ -220,6 +237,24 @@ class FileConnector(Connector):
         lines = collect_lines(text)
         write_lines(ctx, path, lines, options)
         return len(lines)
+
+
+def observed_bad_rows(observation: Any, timeout: float = 10.0) -> int:
+    """The bad-row count an Observation gathered, once its action has run.
+
+    Spark posts observed metrics from its listener bus just after the action;
+    if it optimized the scan away (nothing read) none arrive, so wait a bounded
+    time and count 0 rather than block forever.
+    """
+    import threading
+
+    box: list[Any] = []
+    reader = threading.Thread(target=lambda: box.append(observation.get), daemon=True)
+    reader.start()
+    reader.join(timeout)
+    if not box:
+        return 0
+    return int(box[0].get("bad_rows") or 0)
 
 
 def _row_text(table: TableInfo) -> str:

@@ -1,0 +1,177 @@
+"""Connectors on real files and a real SparkSession: file (text, csv, json,
+parquet, orc; a file or a directory filtered by a name regex; resource:///
+paths), console, and the generic ``type='spark'`` source.  Bad text rows fail
+naming the file and line, or are skipped and counted."""
+
+from __future__ import annotations
+
+import pytest
+
+from geaflow_sql.errors import ConfigError, DataError
+from tests.conftest import write
+
+
+def rows(session, query: str) -> list[tuple]:
+    return sorted(session.sql(query).collect(), key=repr)
+
+
+def test_text_file_with_a_separator(session, tmp_path):
+    path = write(tmp_path / "users.txt", "1|jim|20\n2|kate|\n\n3| bob |31\n")
+    session.execute(
+        "CREATE TABLE u (id bigint, name varchar, age int) WITH (type='file', "
+        f"geaflow.dsl.file.path='{path}', geaflow.dsl.column.separator='|')"
+    )
+    # Fields are trimmed, an empty non-string field is null, blank lines are skipped.
+    assert rows(session, "SELECT id, name, age FROM u") == [(1, "jim", 20), (2, "kate", None), (3, "bob", 31)]
+
+
+def test_directory_filtered_by_name_regex(session, tmp_path):
+    write(tmp_path / "d" / "part-1.txt", "1,a\n")
+    write(tmp_path / "d" / "part-2.txt", "2,b\n")
+    write(tmp_path / "d" / "other.csv", "3,c\n")
+    write(tmp_path / "d" / ".hidden.txt", "4,d\n")
+    session.execute(
+        "CREATE TABLE t (id bigint, v varchar) WITH (type='file', "
+        f"geaflow.dsl.file.path='{tmp_path / 'd'}', geaflow.dsl.file.name.regex='^part-.*')"
+    )
+    assert rows(session, "SELECT id, v FROM t") == [(1, "a"), (2, "b")]
+
+
+def test_resource_paths_are_relative_to_the_resource_root(spark, tmp_path):
+    from geaflow_sql import Session
+
+    write(tmp_path / "res" / "data" / "x.txt", "7,seven\n")
+    session = Session(spark=spark, conf={"geaflow.dsl.resource.root": str(tmp_path / "res")})
+    session.execute(
+        "CREATE TABLE t (id bigint, v varchar) "
+        "WITH (type='file', geaflow.dsl.file.path='resource:///data/x.txt')"
+    )
+    assert rows(session, "SELECT * FROM t") == [(7, "seven")]
+
+
+@pytest.mark.parametrize("fmt", ["csv", "json", "parquet", "orc"])
+def test_spark_file_formats_round_trip(session, tmp_path, fmt):
+    out = tmp_path / f"out-{fmt}"
+    session.execute(
+        f"CREATE TABLE w (id bigint, name varchar, score double) WITH (type='file', format='{fmt}', "
+        f"geaflow.dsl.file.path='{out}');"
+        "INSERT INTO w VALUES (1, 'a', 1.5), (2, 'b', null);"
+        f"CREATE TABLE r (id bigint, name varchar, score double) WITH (type='file', format='{fmt}', "
+        f"geaflow.dsl.file.path='{out}');"
+    )
+    assert rows(session, "SELECT id, name, score FROM r") == [(1, "a", 1.5), (2, "b", None)]
+
+
+def test_text_sink_prints_values_as_java_does(session, tmp_path):
+    out = tmp_path / "out.txt"
+    session.execute(
+        "CREATE TABLE o (i int, b bigint, d double, s varchar, f boolean, n varchar, t timestamp) "
+        f"WITH (type='file', geaflow.dsl.file.path='{out}');"
+        "INSERT INTO o VALUES (1, 10000000000, 0.0001, 'x', true, null, "
+        "CAST('2020-01-02 03:04:05' AS TIMESTAMP)), (2, 2, 12345678.0, 'y', false, 'z', null);"
+    )
+    lines = sorted(out.read_text().splitlines())
+    assert lines == [
+        "1,10000000000,1.0E-4,x,true,null,2020-01-02 03:04:05.0",
+        "2,2,1.2345678E7,y,false,z,null",
+    ]
+
+
+def test_a_bad_row_fails_naming_file_and_line(session, tmp_path):
+    path = write(tmp_path / "bad.txt", "1,ok\n2,ok\nthree,bad\n")
+    session.execute(
+        f"CREATE TABLE t (id bigint, v varchar) WITH (type='file', geaflow.dsl.file.path='{path}')"
+    )
+    with pytest.raises(DataError) as info:
+        session.sql("SELECT id FROM t").collect()
+    message = info.value.message
+    assert "bad.txt" in message and "line 3" in message and "three,bad" in message
+
+
+def test_bad_rows_are_skipped_and_counted_where_the_table_says_so(session, tmp_path):
+    path = write(tmp_path / "bad.txt", "1,ok\nx,bad\n3,ok\n4.5,bad\n")
+    out = tmp_path / "out.txt"
+    session.execute(
+        "CREATE TABLE t (id bigint, v varchar) WITH (type='file', "
+        f"geaflow.dsl.file.path='{path}', geaflow.dsl.file.bad.rows='skip');"
+        f"CREATE TABLE o (id bigint) WITH (type='file', geaflow.dsl.file.path='{out}');"
+    )
+    (insert,) = session.execute("INSERT INTO o SELECT id FROM t")
+    assert sorted(out.read_text().split()) == ["1", "3"]
+    assert insert.extra["bad_rows_skipped"] == {"t": 2}
+    assert "skipped bad rows: 2 in t" in insert.message
+    query = session.sql("SELECT id FROM t")
+    assert sorted(r[0] for r in query.collect()) == [1, 3]
+    assert query.bad_rows_skipped == {"t": 2}
+
+
+def test_ignore_exception_also_skips(session, tmp_path):
+    path = write(tmp_path / "bad.txt", "1\nnope\n")
+    session.execute(
+        "CREATE TABLE t (id int) WITH (type='file', "
+        f"geaflow.dsl.file.path='{path}', geaflow.dsl.ignore.exception='true')"
+    )
+    query = session.sql("SELECT id FROM t")
+    assert query.collect() == [(1,)]
+    assert query.bad_rows_skipped == {"t": 1}
+
+
+def test_console_sink_prints_each_row(session, capsys):
+    session.execute(
+        "CREATE TABLE c (a int, b varchar) WITH (type='console');"
+        "INSERT INTO c VALUES (1, 'x'), (2, null);"
+    )
+    printed = sorted(line for line in capsys.readouterr().out.splitlines() if line)
+    assert printed == ["1,x", "2,null"]
+
+
+def test_generic_spark_source_passes_options_through(session, spark, tmp_path):
+    src = tmp_path / "src.parquet"
+    spark.createDataFrame([(1, "a"), (2, "b")], "ID long, Name string").write.parquet(str(src))
+    session.execute(
+        "CREATE TABLE t (id bigint, name varchar) "
+        f"WITH (type='spark', format='parquet', path='{src}')"
+    )
+    # Columns are matched by name, case-insensitively.
+    assert rows(session, "SELECT name, id FROM t WHERE id > 1") == [("b", 2)]
+    out = tmp_path / "out.json"
+    session.execute(
+        "CREATE TABLE o (id bigint, name varchar) "
+        f"WITH (type='spark', format='json', path='{out}', mode='overwrite');"
+        "INSERT INTO o SELECT id, name FROM t"
+    )
+    assert sorted(r["name"] for r in spark.read.json(str(out)).collect()) == ["a", "b"]
+
+
+def test_spark_source_without_format_is_a_config_error(session):
+    with pytest.raises(ConfigError) as info:
+        session.execute("CREATE TABLE t (id bigint) WITH (type='spark', path='/x')")
+    assert "format" in info.value.message
+
+
+def test_unknown_connector_type_names_the_known_ones(session):
+    with pytest.raises(ConfigError) as info:
+        session.execute("CREATE TABLE t (id bigint) WITH (type='kafkaa')")
+    assert "unknown type 'kafkaa'" in info.value.message and "file" in info.value.message
+
+
+def test_missing_file_is_a_data_error(session, tmp_path):
+    session.execute(
+        f"CREATE TABLE t (id bigint) WITH (type='file', geaflow.dsl.file.path='{tmp_path / 'none.txt'}')"
+    )
+    with pytest.raises(DataError) as info:
+        session.sql("SELECT id FROM t").collect()
+    assert "does not exist" in info.value.message
+
+
+def test_counting_never_blocks_when_spark_skips_the_scan(session, tmp_path):
+    path = write(tmp_path / "bad.txt", "1\nnope\n")
+    out = tmp_path / "out.txt"
+    session.execute(
+        "CREATE TABLE t (id int) WITH (type='file', "
+        f"geaflow.dsl.file.path='{path}', geaflow.dsl.file.bad.rows='skip');"
+        f"CREATE TABLE o (id int) WITH (type='file', geaflow.dsl.file.path='{out}');"
+    )
+    # WHERE false lets Spark drop the scan: nothing is read, nothing counted.
+    (insert,) = session.execute("INSERT INTO o SELECT id FROM t WHERE 1 = 2")
+    assert insert.extra["bad_rows_skipped"] in ({"t": 0}, {"t": 1})
