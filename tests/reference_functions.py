@@ -11,6 +11,7 @@ from collections.abc import Iterator
 from typing import Any
 
 from geaflow_sql.udf import AggregateFunction, TableFunction
+from geaflow_sql.udga import AlgorithmUserFunction, EdgeDirection
 
 _REFERENCE_PACKAGE = "org.apache.geaflow.dsl.runtime.query"
 
@@ -77,6 +78,28 @@ class SplitMap(TableFunction):
             yield (pieces[0],)
 
 
+class TestEdgeIteratorUdf(AlgorithmUserFunction):
+    """Walks up to ``edge_limit`` edges per vertex for ``iterations - 1`` supersteps,
+    then reports each vertex with the first of its own properties."""
+
+    __test__ = False  # a helper, not a pytest test class
+    output = (("id", "ID"), ("iteration", "BIGINT"))
+
+    def init(self, context: Any, params: list[Any]) -> None:
+        self.context = context
+        self.iterations = int(str(params[0])) if len(params) > 0 else 5
+        self.edge_limit = int(str(params[1])) if len(params) > 1 else 100
+
+    def process(self, vertex: Any, messages: list[Any]) -> None:
+        ctx = self.context
+        if ctx.current_iteration < self.iterations:
+            for edge in ctx.load_edges(EdgeDirection.BOTH)[: self.edge_limit]:
+                ctx.send_message(edge.target_id, ctx.current_iteration)
+
+    def finish(self, vertex: Any) -> None:
+        self.context.take((vertex.id, int(vertex.value[0])))
+
+
 def register() -> None:
     from planner.binder.user_functions import register_class_alias
 
@@ -84,5 +107,6 @@ def register() -> None:
         f"{_REFERENCE_PACKAGE}.udf.MyCount": "MyCount",
         f"{_REFERENCE_PACKAGE}.udtf.Split2": "Split2",
         f"{_REFERENCE_PACKAGE}.udtf.SplitMap": "SplitMap",
+        f"{_REFERENCE_PACKAGE}.udf.TestEdgeIteratorUdf": "TestEdgeIteratorUdf",
     }.items():
         register_class_alias(java, f"{__name__}.{python}")

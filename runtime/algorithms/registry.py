@@ -16,10 +16,7 @@ def register_algorithm(algorithm: Any, *aliases: str) -> None:
 
 
 def _load() -> None:
-    try:
-        from . import library  # noqa: F401  (registers the built-ins)
-    except ImportError:
-        pass
+    from . import library  # noqa: F401  (importing it registers the built-ins)
 
 
 def algorithm_named(name: str) -> Any | None:
@@ -35,3 +32,14 @@ def algorithm_for_class(class_name: str) -> str | None:
 def algorithm_names() -> list[str]:
     _load()
     return sorted(_BY_NAME)
+
+
+def user_algorithm(instance: Any, name: str | None = None) -> Any:
+    """An ``Algorithm`` for an instance of a user's ``geaflow_sql.udga.AlgorithmUserFunction``.
+
+    ``CREATE FUNCTION f AS 'package.module.Class'`` loads such a class; CALL
+    runs the returned adapter like a built-in.
+    """
+    from .udga_runner import user_algorithm as adapt
+
+    return adapt(instance, name)

@@ -1,0 +1,176 @@
+"""The base of the built-in algorithms: parameters, outputs, engine choice.
+
+A built-in is written three times over the same facts: ``local`` (numpy and
+scipy over a ``LocalGraph``, the whole iteration inside one task),
+``distributed`` (supersteps on DataFrames, see ``iteration``) and, where
+GraphFrames has an equivalent, ``graphframes``.  ``run`` picks one:
+
+* backend: ``geaflow.dsl.algorithm.backend`` = graphframes | builtin | auto
+  (auto takes GraphFrames when its JVM package is loaded and the algorithm has
+  an equivalent);
+* engine: ``geaflow.dsl.algorithm.engine`` = local | distributed | auto (auto
+  iterates locally when the graph has at most
+  ``geaflow.dsl.iteration.local.max.edges`` edges).
+
+All paths return the same rows; the tests hold them to it.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from geaflow_sql import types as T
+from geaflow_sql.errors import ConfigError, ValidationError
+
+from .base import Algorithm, AlgorithmGraph
+from .dist_graph import DistGraph, Needs
+from .java_compat import cast_to_id
+from .local_graph import LocalGraph
+from .options import RunOptions, options_of
+
+REQUIRED = object()
+ID = "ID"  # an output column typed as the graph's vertex id
+
+# The Maven coordinate to suggest when GraphFrames is asked for but not loaded
+# (Spark 4, Scala 2.13; Spark 3 builds are named graphframes-spark3_2.12/2.13).
+GRAPHFRAMES_PACKAGE = "io.graphframes:graphframes-spark4_2.13:0.12.1"
+
+
+@dataclass(frozen=True, slots=True)
+class Param:
+    name: str
+    kind: str  # id | int | float | str | bool
+    default: Any = REQUIRED
+
+
+@dataclass(frozen=True, slots=True)
+class Output:
+    name: str
+    type: Any  # a geaflow_sql type, or ID
+
+
+class BuiltinAlgorithm(Algorithm):
+    params: tuple[Param, ...] = ()
+    outputs: tuple[Output, ...] = ()
+    has_graphframes = False
+
+    # Arguments ---------------------------------------------------------------
+    def usage(self) -> str:
+        parts = [p.name if p.default is REQUIRED else f"[{p.name}]" for p in self.params]
+        return f"{self.name}({', '.join(parts)})"
+
+    def bind(self, args: list[Any], id_type: Any) -> dict[str, Any]:
+        """The arguments by name, converted as GeaFlow converts them."""
+        if len(args) > len(self.params):
+            raise ValidationError(
+                f"{self.name}() takes at most {len(self.params)} argument(s), got {len(args)}: "
+                f"usage {self.usage()}"
+            )
+        values: dict[str, Any] = {}
+        for i, param in enumerate(self.params):
+            if i < len(args):
+                values[param.name] = convert_arg(self.name, param, args[i], id_type)
+            elif param.default is REQUIRED:
+                raise ValidationError(f"{self.name}() needs {param.name}: usage {self.usage()}")
+            else:
+                values[param.name] = param.default
+        return values
+
+    def check_args(self, args: list[Any]) -> None:
+        self.bind(args, None)
+
+    # Outputs -----------------------------------------------------------------
+    def output_names(self) -> list[str]:
+        return [o.name for o in self.outputs]
+
+    def output_types(self, args: list[Any], id_type: Any) -> list[Any]:
+        return [id_type if o.type == ID else o.type for o in self.outputs]
+
+    def spark_schema(self, id_type: Any) -> Any:
+        from pyspark.sql import types as ST
+
+        return ST.StructType(
+            [
+                ST.StructField(f"c{i}", T.to_spark_type(t), True)
+                for i, t in enumerate(self.output_types([], id_type))
+            ]
+        )
+
+    # The three implementations --------------------------------------------
+    def prepare(self, p: dict[str, Any], graph: AlgorithmGraph) -> dict[str, Any]:
+        """Complete the bound arguments with facts of the graph (a weight column, ...)."""
+        return p
+
+    def needs(self, p: dict[str, Any]) -> Needs:
+        return Needs()
+
+    def local(self, g: LocalGraph, p: dict[str, Any], max_iterations: int) -> list[np.ndarray]:
+        """Output columns (in order) computed in numpy."""
+        raise NotImplementedError
+
+    def distributed(self, dg: DistGraph, p: dict[str, Any], opts: RunOptions) -> Any:
+        """A DataFrame with the output columns c0..cN, computed in supersteps."""
+        raise NotImplementedError
+
+    def graphframes(self, dg: DistGraph, p: dict[str, Any], opts: RunOptions) -> Any:
+        raise NotImplementedError
+
+    # Running -----------------------------------------------------------------
+    def run(self, ctx: Any, graph: AlgorithmGraph, args: list[Any]) -> Any:
+        from . import engines
+
+        p = self.prepare(self.bind(list(args), graph.id_type), graph)
+        opts = options_of(ctx)
+        if self._use_graphframes(graph, opts):
+            out = self.graphframes(DistGraph.of(graph, self.needs(p)), p, opts)
+        elif engines.use_local(graph, opts):
+            out = engines.run_local(self, graph, p, opts)
+        else:
+            out = self.distributed(DistGraph.of(graph, self.needs(p)), p, opts)
+        schema = self.spark_schema(graph.id_type)
+        return out.select(
+            *[out[i].cast(f.dataType).alias(f.name) for i, f in enumerate(schema.fields)]
+        )
+
+    def _use_graphframes(self, graph: AlgorithmGraph, opts: RunOptions) -> bool:
+        if opts.backend == "builtin":
+            return False
+        from runtime.spark_adapter import graphframes_available
+
+        available = graphframes_available(graph.vertices.sparkSession)
+        if opts.backend == "graphframes" and not available:
+            raise ConfigError(
+                "geaflow.dsl.algorithm.backend=graphframes needs GraphFrames' JVM package on "
+                f"Spark's classpath: start Spark with --packages {GRAPHFRAMES_PACKAGE} (or "
+                "spark.jars.packages), or set the backend to builtin or auto"
+            )
+        return available and self.has_graphframes
+
+
+def convert_arg(algorithm: str, param: Param, value: Any, id_type: Any) -> Any:
+    """One CALL argument as the parameter's kind (GeaFlow parses the text of numbers)."""
+    where = f"{algorithm}() argument {param.name}"
+    if param.kind == "id":
+        return value if id_type is None else cast_to_id(value, id_type, where)
+    if value is None:
+        raise ValidationError(f"{where} must not be null")
+    text = str(value).strip()
+    try:
+        if param.kind == "int":
+            if isinstance(value, bool):
+                raise ValueError
+            return int(value) if isinstance(value, (int, np.integer)) else int(text)
+        if param.kind == "float":
+            if isinstance(value, bool):
+                raise ValueError
+            return float(value) if isinstance(value, (int, float)) else float(text)
+        if param.kind == "bool":
+            return value if isinstance(value, bool) else text.lower() == "true"
+    except ValueError:
+        raise ValidationError(
+            f"{where} must be a{'n integer' if param.kind == 'int' else ' number'}, got {value!r}"
+        ) from None
+    return value if isinstance(value, str) else text

@@ -1,0 +1,127 @@
+"""PageRank as GeaFlow computes it: ``page_rank([damping, [threshold, [max_iter]]])``.
+
+GeaFlow's vertex program, restated:
+
+* every vertex starts at 1.0 and sends ``value / outdegree`` along each OUT
+  edge (parallel edges and self-loops count; a vertex without OUT edges sends
+  nothing, so its rank leaks away — no dangling-mass redistribution);
+* iterations 2 .. max_iter - 1 (and within ``geaflow.dsl.max.traversal``)
+  set ``rank = (1 - damping) + damping * sum(received)``;
+* the threshold only decides what is *sent*: when the rank moved by at most
+  the threshold, the vertex keeps sending its previous rank;
+* ranks are not normalised (a vertex with no in-edges ends at 1 - damping).
+
+Defaults: damping 0.85, threshold 0.01, max_iter 20.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from geaflow_sql import types as T
+
+from ..builtin import ID, BuiltinAlgorithm, Output, Param
+from ..dist_graph import DistGraph
+from ..iteration import iterate
+from ..local_graph import LocalGraph
+from ..options import RunOptions
+from ..registry import register_algorithm
+
+
+class PageRank(BuiltinAlgorithm):
+    name = "page_rank"
+    java_classes = ("org.apache.geaflow.dsl.udf.graph.PageRank",)
+    params = (
+        Param("damping", "float", 0.85),
+        Param("threshold", "float", 0.01),
+        Param("max_iter", "int", 20),
+    )
+    outputs = (Output("id", ID), Output("pr", T.DOUBLE))
+    has_graphframes = True
+
+    @staticmethod
+    def rounds(p: dict[str, Any], max_iterations: int) -> int:
+        """Number of update iterations: 2 .. min(max_iter - 1, bound)."""
+        return max(0, min(p["max_iter"] - 1, max_iterations) - 1)
+
+    def local(self, g: LocalGraph, p: dict[str, Any], max_iterations: int) -> list[np.ndarray]:
+        alpha, threshold = p["damping"], p["threshold"]
+        nv = g.nv
+        keep = (g.src < nv) & (g.dst < nv)
+        # received[v] = sum over edges u -> v of share[u]
+        incoming = g.matrix(g.dst[keep], g.src[keep]).tocsr()[:nv, :nv]
+        outdeg = g.out_degree[:nv].astype(np.float64)
+        rank = np.ones(nv)
+        sent = np.ones(nv)
+        with np.errstate(divide="ignore", invalid="ignore"):
+            for _ in range(self.rounds(p, max_iterations)):
+                share = np.where(outdeg > 0, sent / outdeg, 0.0)
+                share = np.maximum(share, 0.0)  # GeaFlow ignores non-positive messages
+                new = (1 - alpha) + incoming @ share * alpha
+                sent = np.where(np.abs(rank - new) > threshold, new, rank)
+                rank = new
+        return [g.ids[:nv], rank]
+
+    def distributed(self, dg: DistGraph, p: dict[str, Any], opts: RunOptions) -> Any:
+        from pyspark.sql import functions as F
+
+        alpha, threshold = float(p["damping"]), float(p["threshold"])
+        outdeg = dg.edges.groupBy(F.col("src").alias("id")).agg(
+            F.count("*").cast("double").alias("outdeg")
+        )
+        links = dg.edges.select("src", "dst").join(
+            dg.vertex_ids().withColumnRenamed("id", "dst"), "dst", "left_semi"
+        )
+        start = (
+            dg.vertex_ids()
+            .join(outdeg, "id", "left")
+            .select(
+                "id",
+                F.coalesce("outdeg", F.lit(0.0)).alias("outdeg"),
+                F.lit(1.0).alias("pr"),
+                F.lit(1.0).alias("sent"),
+            )
+        )
+
+        def step(frames: dict[str, Any], round_no: int) -> tuple[dict[str, Any], Any]:
+            state = frames["state"]
+            share = state.where(F.col("outdeg") > 0).select(
+                F.col("id").alias("src"),
+                F.greatest(F.col("sent") / F.col("outdeg"), F.lit(0.0)).alias("share"),
+            )
+            received = (
+                share.join(links, "src")
+                .groupBy(F.col("dst").alias("id"))
+                .agg(F.sum("share").alias("sum"))
+            )
+            new = F.lit(1 - alpha) + F.coalesce(F.col("sum"), F.lit(0.0)) * F.lit(alpha)
+            nxt = (
+                state.join(received, "id", "left")
+                .withColumn("new", new)
+                .select(
+                    "id",
+                    "outdeg",
+                    F.col("new").alias("pr"),
+                    F.when(F.abs(F.col("pr") - F.col("new")) > F.lit(threshold), F.col("new"))
+                    .otherwise(F.col("pr"))
+                    .alias("sent"),
+                )
+            )
+            return {"state": nxt}, None
+
+        frames = iterate(
+            {"state": start}, step, self.rounds(p, opts.max_iterations), opts.checkpoint
+        )
+        return frames["state"].select("id", "pr")
+
+    def graphframes(self, dg: DistGraph, p: dict[str, Any], opts: RunOptions) -> Any:
+        from .graphframes_paths import page_rank
+
+        return page_rank(
+            dg, p["damping"], p["threshold"], self.rounds(p, opts.max_iterations), opts
+        )
+
+
+register_algorithm(PageRank())
