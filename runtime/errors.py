@@ -10,7 +10,15 @@ _BAD_ROW = re.compile(r"GEAFLOW_BAD_ROW: (.*?)(?: SQLSTATE|\n|$)", re.S)
 
 
 def _first_line(text: str) -> str:
-    for line in text.splitlines():
+    # py4j: "An error occurred while calling o318.load.\n: java.x.YException: what"
+    # -- the Java exception's own message is the useful part.
+    lines = text.splitlines()
+    if lines and lines[0].startswith("An error occurred while calling"):
+        for line in lines[1:]:
+            line = line.strip().lstrip(":").strip()
+            if line and not line.startswith("at "):
+                return re.sub(r"^[\w.$]+(Exception|Error): ", "", line)
+    for line in lines:
         line = line.strip()
         if line and not line.startswith(("at ", "Traceback", "File ")):
             return line

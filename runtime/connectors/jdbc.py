@@ -13,7 +13,7 @@ from typing import Any
 
 from geaflow_sql import types as T
 from geaflow_sql.catalog import TableInfo
-from geaflow_sql.errors import ConfigError
+from geaflow_sql.errors import ConfigError, ExecutionError
 
 from .base import Connector, ReadRequest, register_connector
 from .file import option
@@ -53,7 +53,18 @@ class JdbcConnector(Connector):
         jdbc_options(table)
 
     def read(self, ctx: Any, req: ReadRequest) -> Any:
-        df = ctx.spark.read.format("jdbc").options(**jdbc_options(req.table)).load()
+        options = jdbc_options(req.table)
+        try:
+            # Spark asks the database for the table's schema here, so a wrong
+            # URL, login or table name fails now: say which table it was.
+            df = ctx.spark.read.format("jdbc").options(**options).load()
+        except Exception as err:
+            from runtime.errors import translate
+
+            raise ExecutionError(
+                f"cannot read jdbc table {req.table.name!r} "
+                f"({options['dbtable']} at {options['url']}): {translate(err).message}"
+            ) from None
         return select_columns(df, req.table, req.projection)
 
     def write(
