@@ -1,11 +1,640 @@
-"""The interactive shell (prompt_toolkit); see issue "The ways in"."""
+"""The interactive shell: ``geaflow-sql`` with no ``-f`` or ``-e``.
+
+Input is multi-line and runs when a statement ends with ``;``; history is kept
+in ``~/.geaflow_sql_history`` (or ``$GEAFLOW_SQL_HISTORY``).  Keywords, names
+and literals are highlighted; Tab completes keywords and what the catalog holds
+right now.  Spark starts in the background while the first statement is typed.
+
+Statements run in a worker thread so the terminal stays responsive: the
+main thread draws a progress bar from Spark's task counts, and Ctrl-C cancels
+the statement's Spark jobs (``Session.cancel``) and returns to the prompt.
+Errors print with their line, column and a caret, never as a traceback.
+"""
 
 from __future__ import annotations
 
+import contextlib
+import os
+import queue
+import shlex
+import shutil
+import signal
+import subprocess
 import sys
-from typing import Any
+import threading
+import time
+import traceback
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, TextIO
+
+from .errors import CancelledError, ConfigError, ExecutionError, GeaflowError
+
+HISTORY_ENV = "GEAFLOW_SQL_HISTORY"
+DEFAULT_HISTORY = "~/.geaflow_sql_history"
+PROMPT = "geaflow> "
+INPUT_SOURCE = "<input>"
 
 
-def run_shell(master: str | None = None, conf: dict[str, Any] | None = None, output: str = "table") -> int:
-    print("geaflow-sql: the interactive shell is not available yet; use -f or -e", file=sys.stderr)
-    return 2
+@dataclass
+class ShellSettings:
+    """What the backslash commands change."""
+
+    output: str = "table"  # table | csv | json
+    timing: bool = True
+    pager: bool = True
+    max_rows: int = 1000
+
+
+class Shell:
+    """One interactive session: a geaflow-sql Session plus a prompt_toolkit prompt.
+
+    ``stdout`` is where results go (tests pass a buffer); the prompt itself
+    always talks to the terminal.
+    """
+
+    def __init__(
+        self,
+        master: str | None = None,
+        conf: dict[str, Any] | None = None,
+        output: str = "table",
+        *,
+        stdout: TextIO | None = None,
+    ) -> None:
+        from .session import Session
+
+        self.session = Session(master=master, conf=conf or {})
+        self.master = master or os.environ.get("GEAFLOW_SQL_MASTER") or "local[*]"
+        self.settings = ShellSettings(output=output)
+        self.out = stdout or sys.stdout
+        self._spark_state = "not started"
+        self._spark_thread: threading.Thread | None = None
+
+    # ------------------------------------------------------------------ Spark
+    def start_spark(self) -> None:
+        """Start Spark in the background so typing the first statement hides the wait."""
+
+        def start() -> None:
+            try:
+                _ = self.session.spark
+                self._spark_state = "ready"
+            except BaseException:  # reported when a statement needs Spark
+                self._spark_state = "failed to start"
+
+        self._spark_state = "starting"
+        self._spark_thread = threading.Thread(target=start, name="spark-start", daemon=True)
+        self._spark_thread.start()
+
+    def _wait_for_spark(self, cancel: threading.Event) -> None:
+        thread = self._spark_thread
+        while thread is not None and thread.is_alive() and not cancel.is_set():
+            thread.join(0.2)
+
+    # -------------------------------------------------------------- the loop
+    def run(self) -> int:
+        """Read, run and print until Ctrl-D or ``\\q``; returns the exit status."""
+        from prompt_toolkit import PromptSession
+        from prompt_toolkit.auto_suggest import AutoSuggestFromHistory
+        from prompt_toolkit.lexers import PygmentsLexer
+
+        from . import __version__
+        from .shell_syntax import GeaflowLexer
+
+        self.start_spark()
+        prompt = PromptSession(
+            history=_history(),
+            lexer=PygmentsLexer(GeaflowLexer),
+            completer=self._completer(),
+            complete_while_typing=False,
+            auto_suggest=AutoSuggestFromHistory(),
+            multiline=True,
+            key_bindings=_key_bindings(),
+            prompt_continuation=self._continuation,
+            bottom_toolbar=self._toolbar,
+            style=_style(),
+            refresh_interval=0.5,
+            include_default_pygments_style=False,
+        )
+        self._say(
+            f"geaflow-sql {__version__}: SQL and GQL on Spark ({self.master}, starting in the background).\n"
+            "End statements with ';'.  \\help for help, Tab completes, Ctrl-C cancels, Ctrl-D quits."
+        )
+        while True:
+            try:
+                text = prompt.prompt(self._prompt)
+            except KeyboardInterrupt:
+                continue  # drop the line being typed, like psql
+            except EOFError:
+                break
+            try:
+                if not self.handle(text):
+                    break
+            except KeyboardInterrupt:
+                self._say("interrupted")
+        self._say("bye")
+        return 0
+
+    def handle(self, text: str) -> bool:
+        """Run one input: a backslash command or statements.  False means quit."""
+        from .shell_syntax import has_statement
+
+        stripped = text.strip()
+        if stripped.lower() in ("exit", "quit", "exit;", "quit;"):
+            return False
+        if stripped.startswith("\\"):
+            return self.command(stripped)
+        if has_statement(text):
+            self.run_statements(text, INPUT_SOURCE)
+        return True
+
+    # -------------------------------------------------------------- commands
+    def command(self, line: str) -> bool:
+        """A backslash command; False means quit."""
+        from .shell_syntax import COMMAND_ALIASES, COMMANDS
+
+        name, _, arg = line.partition(" ")
+        name = COMMAND_ALIASES.get(name, name)
+        arg = arg.strip()
+        if name == "\\q":
+            return False
+        if name == "\\help":
+            self._say(_help_text(COMMANDS))
+        elif name == "\\timing":
+            self.settings.timing = _switch(arg, self.settings.timing)
+            self._say(f"timing is {'on' if self.settings.timing else 'off'}")
+        elif name == "\\pager":
+            self.settings.pager = _switch(arg, self.settings.pager)
+            self._say(f"pager is {'on' if self.settings.pager else 'off'}")
+        elif name == "\\output":
+            if arg in ("table", "csv", "json"):
+                self.settings.output = arg
+                self._say(f"output is {arg}")
+            elif not arg:
+                self._say(f"output is {self.settings.output}")
+            else:
+                self._error_line(f"\\output takes table, csv or json, not {arg!r}")
+        elif name == "\\maxrows":
+            if arg.isdigit() and int(arg) > 0:
+                self.settings.max_rows = int(arg)
+                self._say(f"printing at most {arg} rows")
+            else:
+                self._error_line(f"\\maxrows takes a positive number, not {arg!r}")
+        elif name == "\\i":
+            self.include(arg)
+        else:
+            self._error_line(f"unknown command {name}; \\help lists the commands")
+        return True
+
+    def include(self, path: str) -> None:
+        """``\\i FILE``: run a script file; its errors name the file, line and column."""
+        if not path:
+            self._error_line("\\i needs a file name")
+            return
+        target = Path(os.path.expanduser(path))
+        try:
+            text = target.read_text(encoding="utf-8")
+        except OSError as err:
+            self._error_line(f"cannot read {path}: {err.strerror}")
+            return
+        self.run_statements(text, path)
+
+    # ------------------------------------------------------------ statements
+    def run_statements(self, text: str, source: str) -> None:
+        """Run a script in a worker thread, printing each result as it is done."""
+        try:
+            script = self.session.parse(text, source)
+        except GeaflowError as err:  # nothing runs when any statement is malformed
+            self._print_error(err, text, source)
+            return
+        events: queue.Queue[tuple[str, Any]] = queue.Queue()
+        cancel = threading.Event()
+        worker = threading.Thread(
+            target=self._work, args=(script, source, events, cancel), name="statement", daemon=True
+        )
+        started = time.monotonic()
+        worker.start()
+        self._pump(events, cancel, started, text, source)
+        worker.join()
+
+    def _work(
+        self,
+        script: Any,
+        source: str,
+        events: queue.Queue[tuple[str, Any]],
+        cancel: threading.Event,
+    ) -> None:
+        """The worker thread: run each statement and fetch its rows, reporting through ``events``."""
+        try:
+            self._wait_for_spark(cancel)
+            if cancel.is_set():
+                raise CancelledError("the statement was cancelled")
+            with self.session.cancellable():
+                statements = iter(script.statements)
+                start = time.perf_counter()
+                for result in self.session.iter_execute(script, source):
+                    node = next(statements)
+                    table = None
+                    if result.query is not None:
+                        try:
+                            table = result.query.to_arrow()
+                        except GeaflowError as err:
+                            err.at(node.span)
+                            raise
+                    events.put(("result", (result, table, time.perf_counter() - start)))
+                    if cancel.is_set():
+                        raise CancelledError("the statement was cancelled")
+                    start = time.perf_counter()
+        except GeaflowError as err:
+            events.put(("error", err))
+        except Exception as err:  # a bug of ours, or Spark failing in a way we do not know
+            events.put(("internal", err))
+        finally:
+            events.put(("done", None))
+
+    def _pump(
+        self,
+        events: queue.Queue[tuple[str, Any]],
+        cancel: threading.Event,
+        started: float,
+        text: str,
+        source: str,
+    ) -> None:
+        """The UI thread while a statement runs: print results, draw progress, cancel on Ctrl-C."""
+        progress = _Progress(self, started)
+        last_cancel = 0.0
+        while True:
+            try:
+                try:
+                    kind, payload = events.get(timeout=0.1)
+                except queue.Empty:
+                    if cancel.is_set():
+                        # Spark cancels only running jobs: repeat until the statement stops.
+                        if time.monotonic() - last_cancel > 0.5:
+                            self.session.cancel()
+                            last_cancel = time.monotonic()
+                    else:
+                        progress.draw()
+                    continue
+                progress.clear()
+                if kind == "done":
+                    return
+                if kind == "result":
+                    self._print_result(*payload)
+                elif kind == "error":
+                    if isinstance(payload, CancelledError) or (
+                        cancel.is_set() and isinstance(payload, ExecutionError)
+                    ):
+                        self._error_line(f"cancelled after {time.monotonic() - started:.1f} s")
+                    else:
+                        self._print_error(payload, text, source)
+                elif kind == "internal":
+                    self._print_internal(payload)
+            except KeyboardInterrupt:
+                progress.clear()
+                if not cancel.is_set():
+                    cancel.set()
+                    self._say("cancelling…")
+                self.session.cancel()
+                last_cancel = time.monotonic()
+
+    # -------------------------------------------------------------- printing
+    def _print_result(self, result: Any, table: Any, seconds: float) -> None:
+        from .display import format_rows
+
+        mode = self.settings.output
+        width = shutil.get_terminal_size().columns
+        if table is not None:
+            shown = table.slice(0, self.settings.max_rows)
+            rows = (
+                list(zip(*[c.to_pylist() for c in shown.columns], strict=True))
+                if shown.num_columns
+                else []
+            )
+            text = format_rows(
+                result.query.columns, rows, mode, max_width=width if mode == "table" else None
+            )
+            if table.num_rows > shown.num_rows:
+                if mode == "table":
+                    text = text.rsplit("\n", 1)[0]
+                text += (
+                    f"\n(first {shown.num_rows} of {table.num_rows} rows; \\maxrows N shows more)"
+                )
+            self._emit(text)
+        elif result.extra.get("rows") is not None and mode != "table":
+            self._emit(format_rows(list(result.extra["columns"]), result.extra["rows"], mode))
+        elif result.text is not None:
+            self._emit(result.text)
+        elif result.message:
+            self._say(result.message)
+        if self.settings.timing:
+            self._dim(f"Time: {seconds:.3f} s")
+
+    def _emit(self, text: str) -> None:
+        """Print, through a pager when the text is taller than the terminal."""
+        size = shutil.get_terminal_size()
+        tall = text.count("\n") + 1 > size.lines - 2
+        if self.settings.pager and tall and _is_tty(self.out) and _page(text):
+            return
+        self._say(text)
+
+    def _say(self, text: str) -> None:
+        print(text, file=self.out, flush=True)
+
+    def _styled(self, text: str, style: str) -> None:
+        if _is_tty(self.out) and not os.environ.get("NO_COLOR"):
+            from prompt_toolkit import print_formatted_text
+            from prompt_toolkit.formatted_text import FormattedText
+
+            print_formatted_text(FormattedText([(style, text)]), file=self.out)
+            self.out.flush()
+        else:
+            self._say(text)
+
+    def _dim(self, text: str) -> None:
+        self._styled(text, "ansibrightblack")
+
+    def _error_line(self, text: str) -> None:
+        self._styled(text, "ansired")
+
+    def _print_error(self, err: GeaflowError, text: str, source: str) -> None:
+        self._error_line(format_error(err, text, source))
+
+    def _print_internal(self, err: BaseException) -> None:
+        if os.environ.get("GEAFLOW_SQL_DEBUG"):
+            self._say("".join(traceback.format_exception(err)))
+        self._error_line(
+            f"internal error: {type(err).__name__}: {err} (a bug in geaflow-sql; "
+            "set GEAFLOW_SQL_DEBUG=1 for details)"
+        )
+
+    # ------------------------------------------------------ prompt pieces
+    def _prompt(self) -> Any:
+        graph = self.session.catalog.current_graph
+        return [("class:prompt", f"geaflow ({graph})> " if graph else PROMPT)]
+
+    def _continuation(self, width: int, line_number: int, wrap_count: int) -> Any:
+        return [("class:continuation", "...> ".rjust(width))]
+
+    def _toolbar(self) -> Any:
+        graph = self.session.catalog.current_graph or "none"
+        state = self._spark_state
+        return [
+            ("class:bottom-toolbar", f" Spark {state} ({self.master})"),
+            ("class:bottom-toolbar", f" │ graph: {graph} │ output: {self.settings.output}"),
+            ("class:bottom-toolbar", " │ Tab completes · ; runs · Ctrl-D quits "),
+        ]
+
+    def _completer(self) -> Any:
+        from .shell_syntax import CatalogCompleter
+
+        def functions() -> list[str]:
+            from planner.functions.registry import all_builtin_names
+
+            names = all_builtin_names()
+            return sorted(
+                {*names["scalar"], *names["aggregate"], *names["table"]}
+                | set(self.session.catalog.function_names())
+            )
+
+        def algorithms() -> list[str]:
+            try:
+                from runtime.algorithms.registry import algorithm_names
+
+                return algorithm_names()
+            except Exception:  # the algorithm registry is optional for completion
+                return []
+
+        def config_keys() -> list[str]:
+            from .config import KNOWN_KEYS
+
+            return sorted(KNOWN_KEYS)
+
+        return CatalogCompleter(self.session, functions, algorithms, config_keys)
+
+
+def format_error(err: GeaflowError, text: str, source: str) -> str:
+    """An error as the shell shows it: position, message, the line and a caret.
+
+    Typed input says ``line L, column C``; a file run with ``\\i`` uses the
+    compiler style ``file:L:C`` so editors can jump to it.
+    """
+    err.with_context(text=text, source=source)
+    if source != INPUT_SOURCE:
+        return err.format()
+    if err.line is None:
+        return f"{err.kind}: {err.message}"
+    head = f"{err.kind} at line {err.line}, column {err.column}: {err.message}"
+    line = err.source_line()
+    return head if line is None else f"{head}\n    {line}\n    {err.caret()}"
+
+
+class _Progress:
+    """One status line while a statement runs: a bar of Spark tasks done, and the time."""
+
+    def __init__(self, shell: Shell, started: float) -> None:
+        self.shell = shell
+        self.started = started
+        self.shown = False
+        self.enabled = _is_tty(shell.out)
+        encoding = (getattr(shell.out, "encoding", None) or "").lower()
+        self.fill, self.empty = ("█", "░") if "utf" in encoding else ("#", "-")
+
+    def draw(self) -> None:
+        elapsed = time.monotonic() - self.started
+        if not self.enabled or elapsed < 0.5:
+            return
+        from runtime.spark_adapter import job_progress
+
+        spark = self.shell.session._spark if self.shell._spark_state == "ready" else None
+        progress = job_progress(spark) if spark is not None else None
+        width = max(20, shutil.get_terminal_size().columns - 1)
+        if self.shell._spark_state == "starting":
+            status = f"starting Spark… {elapsed:.1f} s"
+        elif progress and progress[1] > 0:
+            done, total = progress
+            bar_width = 30
+            filled = bar_width * done // total
+            status = f"[{self.fill * filled}{self.empty * (bar_width - filled)}] {done}/{total} tasks  {elapsed:.1f} s"
+        else:
+            status = f"running… {elapsed:.1f} s"
+        status = (status + "  (Ctrl-C cancels)")[:width]
+        self.shell.out.write("\r\x1b[2K" + status)
+        self.shell.out.flush()
+        self.shown = True
+
+    def clear(self) -> None:
+        if self.shown:
+            self.shell.out.write("\r\x1b[2K")
+            self.shell.out.flush()
+            self.shown = False
+
+
+# --------------------------------------------------------------------------
+# Helpers
+# --------------------------------------------------------------------------
+
+
+def _is_tty(stream: Any) -> bool:
+    try:
+        return bool(stream.isatty())
+    except (AttributeError, ValueError):
+        return False
+
+
+def _switch(arg: str, current: bool) -> bool:
+    """``on``/``off`` sets; no argument toggles."""
+    if arg.lower() in ("on", "true", "1"):
+        return True
+    if arg.lower() in ("off", "false", "0"):
+        return False
+    return not current
+
+
+def _history() -> Any:
+    from prompt_toolkit.history import FileHistory, InMemoryHistory
+
+    path = Path(os.path.expanduser(os.environ.get(HISTORY_ENV) or DEFAULT_HISTORY))
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.touch(exist_ok=True)
+        return FileHistory(str(path))
+    except OSError:
+        return InMemoryHistory()  # a read-only home: keep history for this session only
+
+
+def _key_bindings() -> Any:
+    """Enter runs a complete statement and starts a new line otherwise."""
+    from prompt_toolkit.filters import has_completions
+    from prompt_toolkit.key_binding import KeyBindings
+
+    from .shell_syntax import is_complete
+
+    kb = KeyBindings()
+
+    @kb.add("enter", filter=~has_completions)
+    def _enter(event: Any) -> None:
+        buf = event.current_buffer
+        if is_complete(buf.text):
+            buf.validate_and_handle()
+        else:
+            buf.insert_text("\n")
+
+    @kb.add("enter", filter=has_completions)
+    def _enter_completion(event: Any) -> None:
+        buf = event.current_buffer
+        state = buf.complete_state
+        if state is not None and state.current_completion is not None:
+            buf.apply_completion(state.current_completion)
+        else:
+            buf.cancel_completion()
+
+    return kb
+
+
+def _style() -> Any:
+    from prompt_toolkit.styles import Style
+
+    return Style.from_dict(
+        {
+            "prompt": "ansigreen bold",
+            "continuation": "ansibrightblack",
+            "bottom-toolbar": "noreverse bg:ansibrightblack fg:ansiwhite",
+            "pygments.keyword": "ansiblue bold",
+            "pygments.keyword.type": "ansicyan",
+            "pygments.keyword.pseudo": "ansimagenta bold",
+            "pygments.literal.string": "ansigreen",
+            "pygments.literal.number": "ansicyan",
+            "pygments.comment": "ansibrightblack italic",
+            "pygments.name.function": "ansimagenta",
+            "pygments.name.label": "ansiyellow",
+            "pygments.name.variable": "ansiyellow bold",
+            "pygments.name.quoted": "ansibrightgreen",
+            "pygments.operator": "ansibrightblue",
+        }
+    )
+
+
+def _help_text(commands: dict[str, tuple[str, str]]) -> str:
+    lines = [
+        "Statements end with ';' and may span lines.  Besides SQL and GQL queries:",
+        "  SHOW TABLES | SHOW GRAPHS | SHOW FUNCTIONS",
+        "  DESCRIBE name            columns of a table or view, labels and fields of a graph",
+        "  EXPLAIN statement        every plan level of a statement",
+        "  SET key = value          job configuration (SET alone lists it)",
+        "  USE GRAPH name           the graph MATCH reads",
+        "",
+        "Commands:",
+    ]
+    for cmd, (arg, text) in commands.items():
+        lines.append(f"  {(cmd + ' ' + arg).strip():<24} {text}")
+    lines += [
+        "",
+        "Keys: Tab completes names from the catalog, Up/Down walk the history,",
+        "Ctrl-C cancels the running statement (or clears the input), Ctrl-D quits.",
+    ]
+    return "\n".join(lines)
+
+
+def _page(text: str) -> bool:
+    """Show ``text`` in $GEAFLOW_SQL_PAGER, $PAGER or ``less``; False if there is none."""
+    command = os.environ.get("GEAFLOW_SQL_PAGER") or os.environ.get("PAGER") or "less -FRSX"
+    try:
+        argv = shlex.split(command)
+    except ValueError:
+        return False
+    if not argv or shutil.which(argv[0]) is None:
+        return False
+    env = dict(os.environ)
+    env.setdefault("LESS", "FRSX")
+    with _ignoring_sigint():  # the pager handles Ctrl-C itself
+        try:
+            proc = subprocess.Popen(argv, stdin=subprocess.PIPE, env=env)
+            assert proc.stdin is not None
+            with contextlib.suppress(BrokenPipeError):
+                proc.stdin.write((text + "\n").encode("utf-8", "replace"))
+                proc.stdin.close()
+            proc.wait()
+        except OSError:
+            return False
+    return True
+
+
+@contextlib.contextmanager
+def _ignoring_sigint() -> Iterator[None]:
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    previous = signal.signal(signal.SIGINT, signal.SIG_IGN)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGINT, previous)
+
+
+def _run_piped(master: str | None, conf: dict[str, Any], output: str) -> int:
+    """Input that is not a terminal (``geaflow-sql < script.gql``): run it as a script."""
+    from .cli import run_script
+
+    text = sys.stdin.read()
+    try:
+        return run_script(text, "<stdin>", conf, master, output=output)
+    except GeaflowError as err:
+        err.with_context(text=text, source="<stdin>")
+        print(err.format(), file=sys.stderr)
+        return 1
+
+
+def run_shell(
+    master: str | None = None, conf: dict[str, Any] | None = None, output: str = "table"
+) -> int:
+    """Entry point from the CLI: the shell on a terminal, a script run otherwise."""
+    conf = dict(conf or {})
+    if not sys.stdin.isatty():
+        return _run_piped(master, conf, output)
+    try:
+        shell = Shell(master, conf, output)
+    except ConfigError as err:
+        print(err.format(), file=sys.stderr)
+        return 2
+    return shell.run()
