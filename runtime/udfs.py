@@ -1,29 +1,43 @@
 """Python user functions on Spark: scalar (row or pandas), aggregate, table.
 
-The binder registers each user scalar function here; before a plan runs the
-runtime registers them with the SparkSession under their unique names, so the
-generated Spark SQL can call them.  Aggregates run as grouped pandas UDFs
-(init/accumulate/merge/get_result over each group's rows); table functions run
-per Arrow batch with ``mapInPandas``.
+The binder registers each user scalar call here under a name unique to the
+class, the number of arguments and the result type; before a plan runs the
+runtime registers those names with the SparkSession, so the generated Spark
+SQL can call them.  Aggregates run as grouped-aggregate pandas UDFs (the
+rows of a group are folded with ``accumulate`` in chunks whose accumulators
+are combined with ``merge``, as GeaFlow combines partial accumulators); table
+functions run per Arrow batch with ``mapInArrow``.
 """
 
 from __future__ import annotations
 
+import hashlib
 import threading
+from collections.abc import Callable, Iterator
 from typing import Any
 
 from geaflow_sql import types as T
 
 _lock = threading.Lock()
-# spark name -> (UserFunction, result type)
-_SCALARS: dict[str, tuple[Any, Any]] = {}
+# spark name -> (UserFunction, result type, number of arguments)
+_SCALARS: dict[str, tuple[Any, Any, int]] = {}
 # (spark session id, spark name) already registered
 _REGISTERED: set[tuple[int, str]] = set()
+# Rows folded into one accumulator before it is merged into the group's.
+MERGE_CHUNK_ROWS = 4096
 
 
-def register_scalar_udf(fn: Any, result_type: Any) -> None:
+def register_scalar_udf(fn: Any, result_type: Any, n_args: int) -> str:
+    """The Spark name of ``fn`` called with ``n_args`` arguments returning ``result_type``.
+
+    A result type may depend on the argument types, and a pandas UDF has a
+    fixed arity, so each combination gets a name of its own.
+    """
+    digest = hashlib.sha1(str(result_type).encode()).hexdigest()[:6]
+    name = f"{fn.spark_name}_{n_args}_{digest}"
     with _lock:
-        _SCALARS[fn.spark_name] = (fn, result_type)
+        _SCALARS[name] = (fn, result_type, n_args)
+    return name
 
 
 def ensure_registered(spark: Any, names: set[str]) -> None:
@@ -37,15 +51,15 @@ def ensure_registered(spark: Any, names: set[str]) -> None:
         key = (id(spark), name)
         if key in _REGISTERED:
             continue
-        fn, result = entry
+        fn, result, n_args = entry
         spark_type = T.to_spark_type(result)
         instance = fn.instance
         if getattr(instance, "vectorized", False):
-            def run_vec(*cols: Any, _i: Any = instance) -> Any:
-                return _i.eval(*cols)
-
-            spark.udf.register(name, pandas_udf(run_vec, spark_type))  # type: ignore[call-overload]
+            # Spark picks the pandas UDF kind from "Series, ... -> Series" type hints.
+            vec = _with_series_hints(instance.eval, n_args, "pd.Series")
+            spark.udf.register(name, pandas_udf(vec, spark_type))  # type: ignore[call-overload]
         else:
+
             def run(*args: Any, _i: Any = instance) -> Any:
                 return _i.eval(*args)
 
@@ -53,7 +67,20 @@ def ensure_registered(spark: Any, names: set[str]) -> None:
         _REGISTERED.add(key)
 
 
-def aggregate_column(call: Any, fn: Any, arg_cols: list[Any]) -> Any:
+def _plain(value: Any, integral: bool) -> Any:
+    """A pandas value as the Python value a user function expects (NaN -> None)."""
+    import pandas as pd
+
+    if value is None or (not isinstance(value, (list, dict)) and pd.isna(value)):
+        return None
+    if integral and isinstance(value, float):
+        return int(value)
+    if hasattr(value, "item"):  # numpy scalars
+        return value.item()
+    return value
+
+
+def aggregate_column(call: Any, fn: Any, arg_cols: list[Any], arg_types: list[Any] | None = None) -> Any:
     """A grouped-aggregate pandas UDF applying a user AggregateFunction to each group."""
     from pyspark.sql import functions as F
     from pyspark.sql.functions import pandas_udf
@@ -61,47 +88,71 @@ def aggregate_column(call: Any, fn: Any, arg_cols: list[Any]) -> Any:
     instance = fn.instance
     spark_type = T.to_spark_type(call.type)
     n_args = len(arg_cols)
+    integral = [bool(t is not None and t.is_integer) for t in (arg_types or [None] * n_args)]
 
     def agg(*series: Any) -> Any:
-        acc = instance.init()
-        columns = [s.tolist() for s in series[:n_args]] if n_args else []
-        rows = zip(*columns, strict=True) if columns else ([()] * len(series[0]))
-        for row in rows:
-            result = instance.accumulate(acc, *row)
-            acc = acc if result is None else result
-        return instance.get_result(acc)
+        columns = [[_plain(v, integral[i]) for v in s.tolist()] for i, s in enumerate(series[:n_args])]
+        n_rows = len(series[0]) if series else 0
+        rows = list(zip(*columns, strict=True)) if columns else [()] * n_rows
+        total = instance.init()
+        for start in range(0, len(rows), MERGE_CHUNK_ROWS):
+            acc = instance.init()
+            for row in rows[start : start + MERGE_CHUNK_ROWS]:
+                result = instance.accumulate(acc, *row)
+                acc = acc if result is None else result
+            merged = instance.merge(total, acc)
+            total = total if merged is None else merged
+        return instance.get_result(total)
 
-    # Spark picks the grouped-aggregate kind from "Series... -> scalar" type hints.
     cols = arg_cols or [F.lit(1)]
-    return pandas_udf(spark_type)(_with_series_hints(agg, len(cols)))(*cols)  # type: ignore[call-overload]
+    return pandas_udf(spark_type)(_with_series_hints(agg, len(cols), "Any"))(*cols)  # type: ignore[call-overload]
 
 
-def _with_series_hints(fn: Any, n: int) -> Any:
+def empty_result(fn: Any) -> Any:
+    """What a user aggregate returns for no rows at all (a global aggregate of nothing)."""
+    instance = fn.instance
+    return instance.get_result(instance.init())
+
+
+def _with_series_hints(fn: Callable[..., Any], n: int, returns: str) -> Any:
     import pandas as pd
 
     params = ", ".join(f"a{i}: pd.Series" for i in range(n))
     args = ", ".join(f"a{i}" for i in range(n))
     namespace: dict[str, Any] = {"pd": pd, "fn": fn, "Any": Any}
-    exec(f"def agg({params}) -> Any:\n    return fn({args})\n", namespace)  # noqa: S102 - fixed template
-    return namespace["agg"]
+    exec(f"def udf({params}) -> {returns}:\n    return fn({args})\n", namespace)  # noqa: S102 - fixed template
+    return namespace["udf"]
 
 
-def table_function_batches(instance: Any, n_input: int, n_args: int, n_out: int) -> Any:
-    """A mapInPandas function: input columns + args -> input columns + function outputs."""
-    import pandas as pd
+def table_function_batches(
+    instance: Any, n_input: int, n_args: int, n_out: int, schema: Any
+) -> Callable[[Iterator[Any]], Iterator[Any]]:
+    """A mapInArrow function: input columns + args -> input columns + function outputs.
 
-    def run(batches: Any) -> Any:
-        for pdf in batches:
-            rows_out = []
-            values = pdf.values.tolist()
-            for row in values:
+    Arrow keeps each value's type and nulls (no NaN for a missing integer), so
+    the user function sees the same Python values a row UDF would.
+    """
+    import pyarrow as pa
+    from pyspark.sql.pandas.types import to_arrow_schema
+
+    out_schema = to_arrow_schema(schema)
+    names = [f"c{i}" for i in range(n_input + n_out)]
+
+    def run(batches: Iterator[Any]) -> Iterator[Any]:
+        for batch in batches:
+            columns = [batch.column(i).to_pylist() for i in range(batch.num_columns)]
+            out: list[list[Any]] = [[] for _ in names]
+            for row in zip(*columns, strict=True):
                 inputs = row[:n_input]
                 args = row[n_input : n_input + n_args]
                 for produced in instance.eval(*args) or ():
-                    out = list(produced) if isinstance(produced, (tuple, list)) else [produced]
-                    out = (out + [None] * n_out)[:n_out]
-                    rows_out.append(inputs + out)
-            cols = [f"c{i}" for i in range(n_input + n_out)]
-            yield pd.DataFrame(rows_out, columns=cols)
+                    values = list(produced) if isinstance(produced, (tuple, list)) else [produced]
+                    values = (values + [None] * n_out)[:n_out]
+                    for i, v in enumerate((*inputs, *values)):
+                        out[i].append(v)
+            yield pa.RecordBatch.from_arrays(
+                [pa.array(col, type=out_schema.field(i).type) for i, col in enumerate(out)],
+                schema=out_schema,
+            )
 
     return run

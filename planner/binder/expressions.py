@@ -545,8 +545,8 @@ class ExprBinder:
             raise ValidationError(f"function {fn.name}() could not give its result type: {err}") from None
         from runtime.udfs import register_scalar_udf
 
-        register_scalar_udf(fn, result)
-        return typed(exp.Anonymous(this=fn.spark_name, expressions=args), result)
+        spark_name = register_scalar_udf(fn, result, len(args))
+        return typed(exp.Anonymous(this=spark_name, expressions=args), result)
 
     # -------------------------------------------------------------- subqueries
     def _bind_ScalarSubquery(self, e: s.ScalarSubquery) -> exp.Expression:

@@ -93,7 +93,8 @@ class SubqueryHook:
         except GeaflowError as err:
             if "unknown column" in err.message:
                 raise UnsupportedError(
-                    "correlated subqueries are not supported; " + err.message
+                    "a subquery may refer to the outer query only through equalities "
+                    "in its WHERE (outer = inner); " + err.message
                 ) from None
             raise
 
@@ -102,15 +103,91 @@ class SubqueryHook:
         self.node = Join(self.node, right, kind, condition)
         return offset
 
+    def _marked(
+        self, sub: LogicalNode, extra: exp.Expression | None, outer_keys: tuple[exp.Expression, ...]
+    ) -> int:
+        """Left-join ``sub`` (keys first) with a TRUE marker after its fields.
+
+        Returns the offset of ``sub``'s first field in the joined input; the
+        marker is at ``offset + len(sub.schema)``.
+        """
+        from .correlation import key_condition
+
+        fields = sub.schema
+        marked = Project(
+            sub,
+            tuple(ref(i, f.type) for i, f in enumerate(fields)) + (typed(exp.Boolean(this=True), T.BOOLEAN),),
+            fields + (Field("$found", T.BOOLEAN),),
+        )
+        offset = len(self.node.schema)
+        conds = [key_condition(k, ref(offset + j, fields[j].type)) for j, k in enumerate(outer_keys)]
+        if extra is not None:
+            conds.append(extra)
+        from planner.expressions import and_all
+
+        self._append(marked, "LEFT", and_all(conds))
+        return offset
+
+    def _correlated(self, binder: ExprBinder, query: s.Query) -> Any:
+        from .correlation import decorrelate
+
+        return decorrelate(self.qb, binder, query)
+
     def scalar(self, binder: ExprBinder, e: s.ScalarSubquery) -> exp.Expression:
+        corr = self._correlated(binder, e.query)
+        if corr is not None:
+            return self._correlated_scalar(binder, e, corr)
         sub = self._plan(e.query)
         if len(sub.schema) != 1:
             raise ValidationError("a scalar subquery must return exactly one column")
         offset = self._append(sub, "LEFT", typed(exp.Boolean(this=True), T.BOOLEAN))
         return ref(offset, sub.schema[0].type)
 
+    def _correlated_scalar(self, binder: ExprBinder, e: s.ScalarSubquery, corr: Any) -> exp.Expression:
+        select = corr.select
+        if len(select.items) != 1 or not contains_aggregate(binder, select.items[0].expr):
+            raise ValidationError(
+                "a correlated scalar subquery must compute one aggregate (one row per outer row)"
+            )
+        keys = corr.inner_keys
+        grouped = s.Select(
+            tuple(s.SelectItem(k) for k in keys) + select.items,
+            select.from_,
+            select.where,
+            group_by=keys,
+            span=select.span,
+        )
+        sub = self._plan(grouped)
+        offset = self._marked(sub, None, corr.outer_keys)
+        value = ref(offset + len(keys), sub.schema[len(keys)].type)
+        item = select.items[0].expr
+        if isinstance(item, s.FunctionCall) and item.name.upper() == "COUNT":
+            # No matching rows count 0, not null.
+            return typed(exp.Coalesce(this=value, expressions=[exp.Literal.number(0)]), type_of(value))
+        return value
+
     def in_query(self, binder: ExprBinder, e: s.InQuery) -> exp.Expression:
         operand = binder.bind(e.operand)
+        corr = self._correlated(binder, e.query)
+        if corr is not None:
+            select = corr.select
+            if len(select.items) != 1:
+                raise ValidationError("IN (subquery) needs a subquery with one column")
+            keys = corr.inner_keys
+            sub = self._plan(
+                s.Select(tuple(s.SelectItem(k) for k in keys) + select.items, select.from_,
+                         select.where, distinct=True, span=select.span)
+            )
+            value_type = sub.schema[len(keys)].type
+            offset = len(self.node.schema)
+            common = T.common_type(type_of(operand), value_type) or type_of(operand)
+            match = typed(
+                exp.EQ(this=cast_to(operand, common),
+                       expression=cast_to(ref(offset + len(keys), value_type), common)),
+                T.BOOLEAN,
+            )
+            offset = self._marked(sub, match, corr.outer_keys)
+            return self._found(offset + len(sub.schema), e.negated)
         sub = self._plan(e.query)
         if len(sub.schema) != 1:
             raise ValidationError("IN (subquery) needs a subquery with one column")
@@ -133,8 +210,24 @@ class SubqueryHook:
             test = exp.Not(this=exp.Paren(this=test))
         return typed(test, T.BOOLEAN)
 
+    @staticmethod
+    def _found(marker: int, negated: bool) -> exp.Expression:
+        test: exp.Expression = exp.Is(this=ref(marker, T.BOOLEAN), expression=exp.Null())
+        if not negated:
+            test = exp.Not(this=exp.Paren(this=test))
+        return typed(test, T.BOOLEAN)
+
     def exists(self, binder: ExprBinder, e: s.Exists) -> exp.Expression:
         assert e.query is not None
+        corr = self._correlated(binder, e.query)
+        if corr is not None:
+            keys = corr.inner_keys
+            sub = self._plan(
+                s.Select(tuple(s.SelectItem(k) for k in keys), corr.select.from_,
+                         corr.select.where, distinct=True, span=corr.select.span)
+            )
+            offset = self._marked(sub, None, corr.outer_keys)
+            return self._found(offset + len(sub.schema), False)
         sub = self._plan(e.query)
         counted = Aggregate(
             Project(sub, (typed(exp.Literal.number(1), T.INTEGER),), (Field("one", T.INTEGER),)),

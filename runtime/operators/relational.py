@@ -98,7 +98,7 @@ def aggregate_expression(ctx: Any, call: AggCall, input_types: list[Any]) -> Any
         fn = ctx.user_function(call.user_function)
         from runtime.udfs import aggregate_column
 
-        return aggregate_column(call, fn, args)
+        return aggregate_column(call, fn, args, [input_types[a] for a in call.args])
     spark_type = T.spark_sql_type(call.type)
     if name == "COUNT":
         if not args:
@@ -180,26 +180,18 @@ def aggregate(ctx: Any, node: Aggregate, inputs: list[Any]) -> Any:
     # aggregation: compute each kind separately and join them on the keys.
     user = [a for a, c in zip(aggs, node.calls, strict=True) if c.user_function is not None]
     builtin = [a for a, c in zip(aggs, node.calls, strict=True) if c.user_function is None]
-    key_cols = [kc.alias(f"__k{i}") for i, kc in enumerate(keys)]
-    parts = []
-    for group in (builtin, user):
-        if group:
-            parts.append(df.groupBy(*key_cols).agg(*group) if keys else df.agg(*group))
-    grouped = parts[0]
-    for other in parts[1:]:
-        if keys:
-            cond = None
+    if keys:
+        key_cols = [kc.alias(f"__k{i}") for i, kc in enumerate(keys)]
+        parts = [df.groupBy(*key_cols).agg(*group) for group in (builtin, user) if group]
+        grouped = parts[0]
+        for other in parts[1:]:
+            renamed = other.toDF(*[f"__r{c}" if c.startswith("__k") else c for c in other.columns])
+            cond = F.lit(True)
             for i in range(k):
-                c = grouped[f"__k{i}"].eqNullSafe(other[f"__k{i}"])
-                cond = c if cond is None else cond & c
-            other = other.toDF(*[f"__r{c}" if c.startswith("__k") else c for c in other.columns])
-            cond = None
-            for i in range(k):
-                c = F.col(f"__k{i}").eqNullSafe(F.col(f"__r__k{i}"))
-                cond = c if cond is None else cond & c
-            grouped = grouped.join(other, cond, "inner")
-        else:
-            grouped = grouped.crossJoin(other)
+                cond = cond & F.col(f"__k{i}").eqNullSafe(F.col(f"__r__k{i}"))
+            grouped = grouped.join(renamed, cond, "inner")
+    else:
+        grouped = _global_aggregate(ctx, df, node, builtin, user)
     cols = [F.col(f"__k{i}").alias(f"c{i}") for i in range(k)]
     cols += [
         F.col(f"__a{i}").cast(T.spark_sql_type(c.type)).alias(f"c{k + i}")
@@ -208,6 +200,29 @@ def aggregate(ctx: Any, node: Aggregate, inputs: list[Any]) -> Any:
         for i, c in enumerate(node.calls)
     ]
     return grouped.select(*cols)
+
+
+def _global_aggregate(ctx: Any, df: Any, node: Aggregate, builtin: list[Any], user: list[Any]) -> Any:
+    """An aggregate without GROUP BY: always exactly one row, even over no input."""
+    from pyspark.sql import functions as F
+
+    from runtime.udfs import empty_result
+
+    grouped = df.agg(*builtin) if builtin else df.sparkSession.range(1).select()
+    if not user:
+        return grouped
+    # Grouped pandas UDFs run on one constant group (Spark rejects them in a
+    # global aggregate next to others); with no input there is no group, and
+    # the row gets what the function returns for no rows.
+    per_group = df.groupBy(F.lit(0).alias("__g")).agg(*user).drop("__g")
+    joined = grouped.join(per_group, F.lit(True), "left")
+    fills = {}
+    for i, call in enumerate(node.calls):
+        if call.user_function is not None:
+            value = empty_result(ctx.user_function(call.user_function))
+            if value is not None:
+                fills[f"__a{i}"] = F.coalesce(F.col(f"__a{i}"), F.lit(value))
+    return joined.withColumns(fills) if fills else joined
 
 
 @operator(Sort)
@@ -303,5 +318,5 @@ def correlate(ctx: Any, node: Correlate, inputs: list[Any]) -> Any:
             for j, f in enumerate(fn.output)
         ]
     )
-    run = table_function_batches(fn.implementation.instance, n_in, len(args), len(fn.output))
-    return staged.mapInPandas(run, schema)
+    run = table_function_batches(fn.implementation.instance, n_in, len(args), len(fn.output), schema)
+    return staged.mapInArrow(run, schema)
