@@ -465,6 +465,12 @@ class TreeBuilder(Transformer):
         vals = _values(ch)
         return tagged("limit", (vals[0], vals[1] if len(vals) > 1 else None))
 
+    def offset_limit(self, meta: Meta, ch: list[Any]) -> _Tagged:
+        vals = _values(ch)
+        offset = vals[0]
+        limit = vals[1] if len(vals) > 1 else None
+        return tagged("limit", (limit, offset))
+
     def limit_comma(self, meta: Meta, ch: list[Any]) -> _Tagged:
         offset, limit = _values(ch)
         return tagged("limit", (limit, offset))
@@ -496,7 +502,7 @@ class TreeBuilder(Transformer):
             return s.OrderByClause(tuple(items), span=span)
         if c.tag == "limit":
             limit, offset = c.value
-            return s.LimitClause(limit, offset, span=limit.span)
+            return s.LimitClause(limit, offset, span=(limit or offset).span)
         raise AssertionError(c.tag)
 
     def gql_with(self, meta: Meta, ch: list[Any]) -> s.RequestTable:
@@ -534,8 +540,21 @@ class TreeBuilder(Transformer):
     def node_full(self, meta: Meta, ch: list[Any]) -> s.NodePattern:
         variable = next((c for c in ch if isinstance(c, str)), None)
         labels = next((c.value for c in ch if isinstance(c, _Tagged) and c.tag == "labels"), ())
-        where = _by_tag(ch).get("where")
-        return s.NodePattern(variable, tuple(labels), where, span=span_of(meta))
+        parts = _by_tag(ch)
+        return s.NodePattern(
+            variable,
+            tuple(labels),
+            parts.get("where"),
+            tuple(parts.get("properties", ())),
+            span=span_of(meta),
+        )
+
+    def property_map(self, meta: Meta, ch: list[Any]) -> _Tagged:
+        return tagged("properties", tuple(ch))
+
+    def property_entry(self, meta: Meta, ch: list[Any]) -> tuple[str, Any]:
+        name, value = ch
+        return (name, value)
 
     def label_spec(self, meta: Meta, ch: list[Any]) -> _Tagged:
         return tagged("labels", tuple(_values(ch)))
@@ -543,8 +562,8 @@ class TreeBuilder(Transformer):
     def edge_inner(self, meta: Meta, ch: list[Any]) -> _Tagged:
         variable = next((c for c in ch if isinstance(c, str)), None)
         labels = next((c.value for c in ch if isinstance(c, _Tagged) and c.tag == "labels"), ())
-        where = _by_tag(ch).get("where")
-        return tagged("edge", (variable, tuple(labels), where))
+        parts = _by_tag(ch)
+        return tagged("edge", (variable, tuple(labels), parts.get("where"), tuple(parts.get("properties", ()))))
 
     def loop(self, meta: Meta, ch: list[Any]) -> _Tagged:
         low = int(str(ch[0]))
@@ -557,9 +576,11 @@ class TreeBuilder(Transformer):
 
     def _edge(self, meta: Meta, ch: list[Any], direction: str) -> s.EdgePattern:
         parts = _by_tag(ch)
-        variable, labels, where = parts.get("edge", (None, (), None))
+        variable, labels, where, properties = parts.get("edge", (None, (), None, ()))
         low, high = parts.get("loop", (1, 1))
-        return s.EdgePattern(variable, direction, labels, where, low, high, span=span_of(meta))
+        return s.EdgePattern(
+            variable, direction, labels, where, low, high, properties, span=span_of(meta)
+        )
 
     def edge_out(self, meta: Meta, ch: list[Any]) -> s.EdgePattern:
         return self._edge(meta, ch, "OUT")

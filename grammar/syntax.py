@@ -227,6 +227,8 @@ class NodePattern(Node):
     variable: str | None
     labels: tuple[str, ...] = ()
     where: Expr | None = None
+    # ``{name: value, ...}``: each property must equal its value.
+    properties: tuple[tuple[str, Expr], ...] = ()
 
 
 @dataclass(frozen=True, slots=True)
@@ -237,6 +239,7 @@ class EdgePattern(Node):
     where: Expr | None = None
     min_hops: int = 1
     max_hops: int | None = 1  # None: unbounded ({m,})
+    properties: tuple[tuple[str, Expr], ...] = ()
 
     @property
     def is_loop(self) -> bool:

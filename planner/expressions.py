@@ -109,9 +109,25 @@ def and_all(parts: Iterable[exp.Expression]) -> exp.Expression | None:
     return result
 
 
+# Operator nodes that need parentheses when nested (sqlglot prints what it is
+# given; note its And/Or also count as functions, so test for operators).
+_OPERATORS = (
+    exp.Binary,
+    exp.Connector,
+    exp.Not,
+    exp.Neg,
+    exp.Is,
+    exp.Like,
+    exp.In,
+    exp.Between,
+    exp.Escape,
+)
+
+
 def paren(e: exp.Expression) -> exp.Expression:
-    if isinstance(e, (exp.Column, exp.Literal, exp.Paren, exp.Boolean, exp.Null, exp.Func)):
-        return e
+    if isinstance(e, exp.Paren) or not isinstance(e, _OPERATORS):
+        if not (isinstance(e, exp.Literal) and str(e.this).startswith("-")):
+            return e
     return typed(exp.Paren(this=e), type_of(e))
 
 

@@ -30,10 +30,11 @@ def translate(err: BaseException) -> GeaflowError:
     if isinstance(err, GeaflowError):
         return err
     text = str(err)
-    m = _BAD_ROW.search(text)
-    if m:
-        return DataError(m.group(1).strip())
     name = type(err).__name__
+    if name not in ("AnalysisException", "ParseException") and "USER_RAISED_EXCEPTION" in text:
+        m = _BAD_ROW.search(text)
+        if m:
+            return DataError(m.group(1).strip())
     if "cancel" in text.lower() and ("job" in text.lower() or "interrupt" in text.lower()):
         return CancelledError("the statement was cancelled")
     if isinstance(err, KeyboardInterrupt):

@@ -100,6 +100,7 @@ def create_session(master: str | None = None, conf: dict[str, Any] | None = None
     for k, v in (conf or {}).items():
         if k.startswith("spark."):
             spark_conf[k] = str(v)
+    quiet_python_loggers()
     master = master or os.environ.get("GEAFLOW_SQL_MASTER") or "local[*]"
     if master.startswith("sc://"):
         builder = SparkSession.builder.remote(master)
@@ -160,8 +161,17 @@ def _jvm_stderr_to_log() -> Any:
         os.close(saved)
 
 
+def quiet_python_loggers() -> None:
+    """PySpark logs SQL errors as JSON on its own loggers; we report errors ourselves."""
+    import logging
+
+    for name in ("pyspark", "SQLQueryContextLogger", "py4j"):
+        logging.getLogger(name).setLevel(logging.CRITICAL)
+
+
 def prepare_session(spark: Any) -> None:
     """Apply the runtime settings GeaFlow semantics need to a session we were given."""
+    quiet_python_loggers()
     for key in _RUNTIME_CONF:
         try:
             spark.conf.set(key, DEFAULT_SPARK_CONF[key])

@@ -156,9 +156,7 @@ class ConformanceRunner:
         """Parse (and time) every script of the corpus."""
         from grammar.parser import parse
 
-        scripts = sorted(
-            list((self.corpus / "query").glob("*.sql")) + list((self.corpus / "sql2graph").glob("*.sql"))
-        )
+        scripts = sorted(self.corpus.rglob("*.sql"))
         failures = []
         times = []
         for path in scripts:
@@ -198,14 +196,12 @@ class ConformanceRunner:
             return CaseResult(cid, suite, "not-run", reason, 0.0)
         work = run_dir / re.sub(r"[^A-Za-z0-9_.-]", "_", cid)
         work.mkdir(parents=True, exist_ok=True)
-        from geaflow_sql.session import Session
-
-        session = Session(spark=self.spark, base_dir=str(work))
+        sessions: list[Any] = []
         outcome: list[CaseResult] = []
 
         def body() -> None:
             try:
-                status, reason = self._run_steps(case, session, work, run_dir, conf)
+                status, reason = self._run_steps(case, sessions, work, conf)
             except GeaflowError as err:
                 status, reason = "error", err.format().splitlines()[0]
             except Exception as err:  # a bug of ours: report it, keep going
@@ -217,19 +213,25 @@ class ConformanceRunner:
         thread.start()
         thread.join(self.timeout)
         if thread.is_alive():
-            session.cancel()
+            for session in sessions:
+                session.cancel()
             thread.join(30)
             return CaseResult(cid, suite, "error", f"timed out after {self.timeout:.0f}s", time.perf_counter() - start)
         return outcome[0]
 
     def _run_steps(
-        self, case: dict[str, Any], session: Any, work: Path, run_dir: Path, conf: dict[str, Any]
+        self, case: dict[str, Any], sessions: list[Any], work: Path, conf: dict[str, Any]
     ) -> tuple[str, str]:
+        from geaflow_sql.session import Session
+
         steps = [(s, False) for s in case.get("setup", [])] + [(s, True) for s in case["steps"]]
         checked = 0
         for step, is_step in steps:
-            config = self.step_config(step, run_dir, conf)
-            session.config = session.config.__class__(config)
+            config = self.step_config(step, work, conf)
+            # Each step is its own job (a fresh catalog), as in the reference
+            # harness; graphs persist between steps through their store.
+            session = Session(spark=self.spark, base_dir=str(work), conf=config)
+            sessions.append(session)
             query_stem = Path(step["query"]).stem
             target = work / "target" / query_stem
             target.parent.mkdir(parents=True, exist_ok=True)
@@ -251,17 +253,18 @@ class ConformanceRunner:
                     return "failed", reason
         return "passed", "" if checked else "ran (no output check)"
 
-    def step_config(self, step: dict[str, Any], run_dir: Path, conf: dict[str, Any]) -> dict[str, Any]:
+    def step_config(self, step: dict[str, Any], work: Path, conf: dict[str, Any]) -> dict[str, Any]:
         config: dict[str, Any] = {}
         step_conf = dict(step.get("config") or {})
         if not step.get("custom_window") and "geaflow.dsl.window.size" not in step_conf:
             config["geaflow.dsl.window.size"] = "-1"
         config.update(step_conf)
-        # Persistent graph roots of the reference (/tmp/geaflow/...) live under this run.
+        # Persistent graph roots of the reference (/tmp/geaflow/...) live in the
+        # case's own folder: steps of a case share them, cases do not.
         for key in PERSISTENT_KEYS:
             if key in config:
-                config[key] = str(run_dir / "persistent" / str(config[key]).lstrip("/"))
-        config.setdefault("geaflow.file.persistent.root", str(run_dir / "persistent" / "default"))
+                config[key] = str(work / "persistent" / str(config[key]).lstrip("/"))
+        config.setdefault("geaflow.file.persistent.root", str(work / "persistent" / "default"))
         config["geaflow.dsl.resource.root"] = str(self.corpus)
         config.update(conf)
         return config

@@ -216,12 +216,15 @@ class ExprBinder:
         return ref(f.index, f.type)
 
     def _resolve_name(self, name: str, node: s.Node) -> exp.Expression:
-        if self.local_relation is not None:
-            local = self.scope.lookup_qualified(self.local_relation, self.local_relation)
-            if local and isinstance(local[0].type, T.StructType):
-                field_name = local[0].type.resolve_field(name)
-                if field_name is not None and name.lower() != self.local_relation.lower():
-                    return self._struct_field(self._field_ref(local[0]), field_name, node)
+        if self.local_relation is not None and name.lower() != self.local_relation.lower():
+            # Inside ``(a WHERE id = 1)`` a bare name is a field of ``a`` first.
+            local = [
+                f
+                for f in self.scope.lookup(self.local_relation)
+                if f.relation is None and isinstance(f.type, T.StructType)
+            ]
+            if local and local[0].type.resolve_field(name) is not None:
+                return self._struct_field(self._field_ref(local[0]), name, node)
         found = [f for f in self.scope.lookup(name) if not f.hidden] or self.scope.lookup(name)
         if len(found) == 1:
             return self._field_ref(found[0])
@@ -265,10 +268,8 @@ class ExprBinder:
             raise ValidationError(f"no field {name!r} in {t}")
         field_type = t.field_type(stored)
         quoted = not stored.isidentifier() or stored.startswith("~")
-        return typed(
-            exp.Dot(this=base, expression=exp.Identifier(this=stored, quoted=True if quoted else True)),
-            field_type,
-        )
+        del quoted
+        return typed(exp.Dot(this=base, expression=exp.Identifier(this=stored, quoted=True)), field_type)
 
     def _bind_Field(self, e: s.Field) -> exp.Expression:
         base = e.base
@@ -370,9 +371,9 @@ class ExprBinder:
     def compare(self, op: str, left: exp.Expression, right: exp.Expression, node: s.Node) -> exp.Expression:
         lt, rt = type_of(left), type_of(right)
         if isinstance(lt, T.StructType) or isinstance(rt, T.StructType):
-            if self.graph_hook is not None:
-                return self.graph_hook.compare_elements(self, op, left, right, node)
-            raise TypeMismatchError(f"cannot compare {lt} with {rt}")
+            from .graph_functions import compare_elements
+
+            return compare_elements(self, op, left, right, node)
         common = T.common_type(lt, rt)
         if common is None:
             raise TypeMismatchError(f"cannot compare {lt} with {rt}")
@@ -482,8 +483,12 @@ class ExprBinder:
         name = e.name
         if self.graph_hook is not None:
             handled = self.graph_hook.bind_function(self, e)
-            if handled is not None:
-                return handled
+        else:
+            from .graph_functions import bind_graph_function
+
+            handled = bind_graph_function(self, e)
+        if handled is not None:
+            return handled
         resolved = self.resolve_function(name, e)
         if isinstance(resolved, UserFunction):
             if resolved.kind is FunctionKind.SCALAR:

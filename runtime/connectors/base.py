@@ -70,7 +70,7 @@ def connector_names() -> list[str]:
 
 
 def _load() -> None:
-    from . import console, file, jdbc, socket, spark_source  # noqa: F401
+    from . import console, file, jdbc, random_source, socket, spark_source  # noqa: F401
 
 
 def merged_options(ctx: Any, table: TableInfo, extra: dict[str, Any] | None = None) -> dict[str, Any]:

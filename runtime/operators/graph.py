@@ -1,1 +1,269 @@
-"""Graph operators (MATCH, algorithms) — filled in by the graph work."""
+"""Graph operators: vertex/edge values from the stores, path expansion, algorithms.
+
+Vertex and edge values are structs of the graph's unified types (see
+``geaflow_sql.catalog.unified_type``).  Expanding a path joins the edges whose
+``~src`` is the path's current vertex; an edge taken against its direction is
+emitted reversed (``~src``/``~dst`` swapped, ``~direction = 'IN'``), so the
+next vertex is always the edge's ``~dst``.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from geaflow_sql import types as T
+from planner.graph_nodes import EdgeMatch, GraphAlgorithm, GraphLabelScan, VertexMatch
+from runtime.expressions import column
+from runtime.scheduler import run_iteration
+
+from .registry import operator
+
+
+def _find(df_cols: list[str], name: str) -> str | None:
+    lowered = name.lower()
+    for c in df_cols:
+        if c.lower() == lowered:
+            return c
+    return None
+
+
+def vertex_values(ctx: Any, graph: Any, labels: tuple[str, ...], vtype: T.StructType) -> Any:
+    """DataFrame with one struct column ``v`` per vertex of the given labels."""
+    from pyspark.sql import functions as F
+
+    infos = [graph.vertex(lab) for lab in labels] if labels else list(graph.vertices)
+    frames = []
+    for info in infos:
+        df = ctx.stores.frame(ctx, graph, info.label, True)
+        cols = df.columns
+        parts = []
+        for f in vtype.fields:
+            spark_type = T.spark_sql_type(f.type)
+            if f.name == T.VERTEX_ID_FIELD:
+                src = _find(cols, info.id_field)
+                parts.append(F.col(f"`{src}`").cast(spark_type).alias(f.name))
+            elif f.name == T.LABEL_FIELD:
+                parts.append(F.lit(info.label).alias(f.name))
+            else:
+                src = _find(cols, f.name)
+                value = F.col(f"`{src}`") if src is not None and src.lower() != info.id_field.lower() else F.lit(None)
+                parts.append(value.cast(spark_type).alias(f.name))
+        frames.append(df.select(F.struct(*parts).alias("v")))
+    if not frames:
+        from pyspark.sql import types as ST
+
+        return ctx.spark.createDataFrame([], ST.StructType([ST.StructField("v", T.to_spark_type(vtype))]))
+    out = frames[0]
+    for f in frames[1:]:
+        out = out.unionByName(f)
+    return out
+
+
+def edge_values(
+    ctx: Any, graph: Any, labels: tuple[str, ...], etype: T.StructType, direction: str
+) -> Any:
+    """DataFrame with one struct column ``e``: edges as seen from their ``~src``."""
+    from pyspark.sql import functions as F
+
+    infos = [graph.edge(lab) for lab in labels] if labels else list(graph.edges)
+    frames = []
+    directions = ["OUT", "IN"] if direction == "BOTH" else [direction]
+    for info in infos:
+        df = ctx.stores.frame(ctx, graph, info.label, False)
+        cols = df.columns
+        src_col = F.col(f"`{_find(cols, info.src_field)}`")
+        dst_col = F.col(f"`{_find(cols, info.dst_field)}`")
+        keys = {info.src_field.lower(), info.dst_field.lower(), (info.ts_field or "").lower()}
+        for d in directions:
+            first, second = (src_col, dst_col) if d == "OUT" else (dst_col, src_col)
+            parts = []
+            for f in etype.fields:
+                spark_type = T.spark_sql_type(f.type)
+                if f.name == T.EDGE_SRC_FIELD:
+                    parts.append(first.cast(spark_type).alias(f.name))
+                elif f.name == T.EDGE_DST_FIELD:
+                    parts.append(second.cast(spark_type).alias(f.name))
+                elif f.name == T.LABEL_FIELD:
+                    parts.append(F.lit(info.label).alias(f.name))
+                elif f.name == T.EDGE_DIRECTION_FIELD:
+                    parts.append(F.lit(d).alias(f.name))
+                elif f.name == T.EDGE_TS_FIELD:
+                    src = _find(cols, info.ts_field) if info.ts_field else None
+                    value = F.col(f"`{src}`") if src else F.lit(None)
+                    parts.append(value.cast(spark_type).alias(f.name))
+                else:
+                    src = _find(cols, f.name)
+                    value = F.col(f"`{src}`") if src is not None and src.lower() not in keys else F.lit(None)
+                    parts.append(value.cast(spark_type).alias(f.name))
+            frames.append(df.select(F.struct(*parts).alias("e")))
+    if not frames:
+        from pyspark.sql import types as ST
+
+        return ctx.spark.createDataFrame([], ST.StructType([ST.StructField("e", T.to_spark_type(etype))]))
+    out = frames[0]
+    for f in frames[1:]:
+        out = out.unionByName(f)
+    return out
+
+
+def _filtered(df: Any, name: str, condition: Any) -> Any:
+    """Apply a filter bound over one field (``c0``) to the struct column ``name``."""
+    if condition is None:
+        return df
+    return df.select(df[name].alias("c0")).where(column(condition)).select(df_col("c0").alias(name))
+
+
+def df_col(name: str) -> Any:
+    from pyspark.sql import functions as F
+
+    return F.col(name)
+
+
+@operator(VertexMatch)
+def vertex_match(ctx: Any, node: VertexMatch, inputs: list[Any]) -> Any:
+    from pyspark.sql import functions as F
+
+    vertices = vertex_values(ctx, node.graph, node.labels, node.vertex_type)
+    if node.input is None:
+        out = vertices.select(F.col("v").alias("c0"))
+        if node.filter is not None:
+            out = out.where(column(node.filter))
+        return out
+    base = inputs[0]
+    n = len(node.input.schema)
+    right = vertices.select(F.col("v").alias(f"c{n}"))
+    if node.id_key is not None:
+        joined = base.join(right, F.col(f"c{node.id_key}") == F.col(f"c{n}.`~id`"), "inner")
+    else:
+        joined = base.crossJoin(right)
+    if node.filter is not None:
+        joined = joined.where(column(node.filter))
+    return joined
+
+
+@operator(EdgeMatch)
+def edge_match(ctx: Any, node: EdgeMatch, inputs: list[Any]) -> Any:
+    from pyspark.sql import functions as F
+
+    path = inputs[0]
+    n = len(node.input.schema)
+    names = [f"c{i}" for i in range(n)]
+    edges = _filtered(
+        edge_values(ctx, node.graph, node.edge_labels, node.edge_type, node.direction),
+        "e",
+        node.edge_filter,
+    )
+    cursor = F.col(f"c{node.source}.`~id`")
+    if not node.is_loop:
+        expanded = path.join(edges, cursor == F.col("e.`~src`"), "inner")
+        ends = expanded.select(*names, F.col("e").alias("__edge"), F.col("e.`~dst`").alias("__at"))
+    else:
+        ends = _loop(ctx, node, path, edges, names)
+    if node.target_bound is not None:
+        bound = F.col(f"c{node.target_bound}.`~id`")
+        out = ends.where(F.col("__at") == bound)
+        if node.min_hops == 0:
+            out = out.unionByName(ends.where(F.col("__at").isNull() & F.lit(False)))
+        return out.select(*names, F.col("__edge").alias(f"c{n}"))
+    vertices = _filtered(
+        vertex_values(ctx, node.graph, node.target_labels, node.vertex_type), "v", node.target_filter
+    )
+    joined = ends.join(vertices, F.col("__at") == F.col("v.`~id`"), "inner")
+    return joined.select(*names, F.col("__edge").alias(f"c{n}"), F.col("v").alias(f"c{n + 1}"))
+
+
+def _loop(ctx: Any, node: EdgeMatch, path: Any, edges: Any, names: list[str]) -> Any:
+    """Paths of ``min_hops``..``max_hops`` edges as rounds of an iteration cycle.
+
+    Each round extends the frontier by one edge (a lazily built DataFrame; the
+    final union runs as one Spark job).  The edge column keeps the last edge.
+    """
+    from pyspark.sql import functions as F
+
+    etype = T.to_spark_type(node.edge_type)
+    start = path.select(
+        *names, F.lit(None).cast(etype).alias("__edge"), F.col(f"c{node.source}.`~id`").alias("__at")
+    )
+    levels: list[Any] = []
+    state = {"frontier": start}
+    if node.min_hops == 0:
+        levels.append(start)
+
+    def step(round_no: int) -> tuple[bool, Any]:
+        hop = round_no + 1
+        frontier = state["frontier"]
+        nxt = frontier.join(edges, F.col("__at") == F.col("e.`~src`"), "inner").select(
+            *names, F.col("e").alias("__edge"), F.col("e.`~dst`").alias("__at")
+        )
+        state["frontier"] = nxt
+        if hop >= node.min_hops:
+            levels.append(nxt)
+        return hop < node.max_hops, hop
+
+    if node.max_hops > 0:
+        run_iteration(step, node.max_hops)
+    if not levels:
+        return start.where(F.lit(False))
+    out = levels[0]
+    for lv in levels[1:]:
+        out = out.unionByName(lv)
+    return out
+
+
+@operator(GraphLabelScan)
+def graph_label_scan(ctx: Any, node: GraphLabelScan, inputs: list[Any]) -> Any:
+    from pyspark.sql import functions as F
+
+    df = ctx.stores.frame(ctx, node.graph, node.label, node.is_vertex)
+    cols = df.columns
+    return df.select(
+        *[
+            F.col(f"`{_find(cols, f.name)}`").cast(T.spark_sql_type(f.type)).alias(f"c{i}")
+            for i, f in enumerate(node.fields_)
+        ]
+    )
+
+
+def algorithm_graph(ctx: Any, graph: Any) -> Any:
+    """The graph as (vertices, edges) DataFrames for an algorithm."""
+    from pyspark.sql import functions as F
+
+    from runtime.algorithms.base import AlgorithmGraph
+
+    vtype = graph.vertex_type()
+    etype = graph.edge_type()
+    id_type = vtype.field_type(T.VERTEX_ID_FIELD)
+    v = vertex_values(ctx, graph, (), vtype)
+    vertex_props = {f.name: f.type for f in vtype.fields if not f.name.startswith("~")}
+    vertices = v.select(
+        F.col("v.`~id`").alias("id"),
+        F.col("v.`~label`").alias("label"),
+        *[F.col(f"v.`{name}`").alias(name) for name in vertex_props],
+    )
+    e = edge_values(ctx, graph, (), etype, "OUT")
+    edge_props = {f.name: f.type for f in etype.fields if not f.name.startswith("~")}
+    ts = [F.col("e.`~ts`").alias("ts")] if etype.field_type(T.EDGE_TS_FIELD) is not None else []
+    edges = e.select(
+        F.col("e.`~src`").cast(T.spark_sql_type(id_type)).alias("src"),
+        F.col("e.`~dst`").cast(T.spark_sql_type(id_type)).alias("dst"),
+        F.col("e.`~label`").alias("label"),
+        *ts,
+        *[F.col(f"e.`{name}`").alias(name) for name in edge_props],
+    )
+    return AlgorithmGraph(vertices, edges, id_type, vertex_props, edge_props, graph.name)
+
+
+@operator(GraphAlgorithm)
+def graph_algorithm(ctx: Any, node: GraphAlgorithm, inputs: list[Any]) -> Any:
+    from pyspark.sql import functions as F
+
+    graph = algorithm_graph(ctx, node.graph)
+    out = node.algorithm.run(ctx, graph, list(node.args))
+    return out.select(
+        *[
+            F.col(f"c{i}").cast(T.spark_sql_type(f.type)).alias(f"c{i}")
+            if not isinstance(f.type, T.StructType)
+            else F.col(f"c{i}")
+            for i, f in enumerate(node.fields_)
+        ]
+    )

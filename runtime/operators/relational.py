@@ -113,7 +113,9 @@ def aggregate_expression(ctx: Any, call: AggCall, input_types: list[Any]) -> Any
         return F.count(F.when(cond, F.lit(1)))
     arg = args[0]
     if name == "SUM":
-        return (F.sum_distinct(arg) if call.distinct else F.sum(arg)).cast(spark_type)
+        # GeaFlow's SUM starts from 0: a group whose values are all null sums to 0.
+        total = F.sum_distinct(arg) if call.distinct else F.sum(arg)
+        return F.coalesce(total.cast(spark_type), F.lit(0).cast(spark_type))
     if name == "AVG":
         if call.distinct:
             return F.expr(f"avg(DISTINCT CAST(c{call.args[0]} AS DOUBLE))")

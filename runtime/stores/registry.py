@@ -1,25 +1,99 @@
-"""The session's graph stores: memory (DataFrames) or persistent (versioned files).
+"""The session's graph stores, and writing INSERT results into them.
 
-Filled in by the graph work; the registry is the interface the planner's
-graph operators and the GraphSink use.
+Each graph of the catalog has a store holding, per label, a DataFrame of the
+label's declared columns.  ``storeType='memory'`` keeps them in the session;
+any other store type (``rocksdb``, ``paimon``...) is persistent: columnar
+files under ``geaflow.file.persistent.root`` with an atomically swapped
+manifest, so a later script or process reads what an earlier one wrote.
+Graphs defined ``USING`` tables read those tables (and, when persistent, are
+written to the store when created so later scripts can read them).
 """
 
 from __future__ import annotations
 
 from typing import Any
 
-from geaflow_sql.errors import UnsupportedError
+from geaflow_sql.catalog import GraphInfo
+from geaflow_sql.errors import ValidationError
+
+from .memory import MemoryStore
+from .persistent import PersistentStore
 
 
 class GraphStores:
     def __init__(self) -> None:
-        self.graphs: dict[str, Any] = {}
+        self.stores: dict[str, Any] = {}
 
-    def create(self, ctx: Any, graph: Any) -> None:
-        self.graphs[graph.name.lower()] = graph
+    @staticmethod
+    def _key(graph: GraphInfo) -> str:
+        return f"{graph.instance.lower()}.{graph.name.lower()}"
+
+    def create(self, ctx: Any, graph: GraphInfo) -> None:
+        key = self._key(graph)
+        store: Any
+        if graph.is_persistent:
+            store = PersistentStore(graph, ctx.persistent_root())
+            if graph.is_static:
+                store.materialize_tables(ctx)
+        else:
+            store = MemoryStore(graph)
+        self.stores[key] = store
 
     def drop(self, name: str) -> None:
-        self.graphs.pop(name.lower(), None)
+        for key in [k for k in self.stores if k.split(".", 1)[-1] == name.lower()]:
+            del self.stores[key]
 
+    def store(self, ctx: Any, graph: GraphInfo) -> Any:
+        key = self._key(graph)
+        store = self.stores.get(key)
+        if store is None or store.graph != graph:
+            self.create(ctx, graph)
+            store = self.stores[key]
+        return store
+
+    # Reads -------------------------------------------------------------------
+    def frame(self, ctx: Any, graph: GraphInfo, label: str, is_vertex: bool) -> Any:
+        """The rows of one label: a DataFrame of its declared columns."""
+        return self.store(ctx, graph).frame(ctx, label, is_vertex)
+
+    # Writes ------------------------------------------------------------------
     def write(self, ctx: Any, node: Any, df: Any) -> int:
-        raise UnsupportedError("writing graphs is not supported yet")
+        """Run a GraphSink: each row of ``df`` goes to every label the INSERT names."""
+        from pyspark.sql import functions as F
+
+        from geaflow_sql import types as T
+
+        graph: GraphInfo = node.graph
+        if graph.is_static:
+            raise ValidationError(
+                f"graph {graph.name} is defined USING tables and is read-only: insert into its tables"
+            )
+        store = self.store(ctx, graph)
+        in_types = [f.type for f in node.input.schema]
+        if len(node.writes) > 1:
+            df = df.cache()
+        total = 0
+        try:
+            for w in node.writes:
+                info = graph.vertex(w.label) if w.is_vertex else graph.edge(w.label)
+                assert info is not None
+                cols = []
+                for (name, idx), column in zip(w.columns, info.fields, strict=True):
+                    spark_type = T.spark_sql_type(column.type)
+                    if idx is None:
+                        cols.append(F.lit(None).cast(spark_type).alias(name))
+                    else:
+                        value = F.col(f"c{idx}")
+                        if in_types[idx].name == "VARCHAR" and column.type.name != "VARCHAR":
+                            value = F.trim(value)
+                        cols.append(value.cast(spark_type).alias(name))
+                out = df.select(*cols)
+                keys = [info.id_field] if w.is_vertex else [info.src_field, info.dst_field]  # type: ignore[union-attr]
+                for k in keys:
+                    out = out.where(F.col(f"`{k}`").isNotNull())
+                ctx.metrics.spark_actions += 1
+                total += store.append(ctx, info.label, w.is_vertex, out)  # type: ignore[union-attr]
+        finally:
+            if len(node.writes) > 1:
+                df.unpersist()
+        return total

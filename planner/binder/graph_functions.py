@@ -1,0 +1,119 @@
+"""Functions of vertex and edge values, usable wherever such values are.
+
+``label(x)``, ``id(v)``, ``srcId(e)``, ``targetId(e)``, ``direction(e)``,
+``ts(e)`` and ``IS_[NOT_]SOURCE_OF(v, e)`` / ``IS_[NOT_]DESTINATION_OF(v, e)``
+work inside MATCH and in SQL over a MATCH's result alike.  Vertices compare by
+id and edges by (source, target, label), as in GeaFlow.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from sqlglot import exp
+
+from geaflow_sql import types as T
+from geaflow_sql.errors import ValidationError
+from grammar import syntax as s
+from planner.expressions import and_all, type_of, typed
+
+from .expressions import cast_to
+
+GRAPH_FUNCTIONS = {
+    "label",
+    "id",
+    "srcid",
+    "source_id",
+    "targetid",
+    "target_id",
+    "direction",
+    "ts",
+    "is_source_of",
+    "is_not_source_of",
+    "is_destination_of",
+    "is_not_destination_of",
+}
+
+
+def _element(binder: Any, e: s.Expr, kind: str | None = None) -> exp.Expression:
+    bound = binder.bind(e)
+    t = type_of(bound)
+    if not (isinstance(t, T.StructType) and t.is_graph and (kind is None or t.kind == kind)):
+        want = kind.lower() if kind else "vertex or edge"
+        raise ValidationError(f"expected a {want}, got {t}")
+    return bound
+
+
+def meta(bound: exp.Expression, name: str) -> exp.Expression:
+    t = type_of(bound)
+    return typed(exp.Dot(this=bound, expression=exp.Identifier(this=name, quoted=True)), t.field_type(name))
+
+
+def bind_graph_function(binder: Any, e: s.FunctionCall) -> exp.Expression | None:
+    """The bound call, or None when ``e`` is not a graph function call."""
+    name = e.name.lower()
+    if name not in GRAPH_FUNCTIONS:
+        return None
+    n = len(e.args)
+    if name == "label" and n == 1:
+        return meta(_element(binder, e.args[0]), T.LABEL_FIELD)
+    if name == "id" and n == 1:
+        return meta(_element(binder, e.args[0], "VERTEX"), T.VERTEX_ID_FIELD)
+    if name in ("srcid", "source_id") and n == 1:
+        return meta(_element(binder, e.args[0], "EDGE"), T.EDGE_SRC_FIELD)
+    if name in ("targetid", "target_id") and n == 1:
+        return meta(_element(binder, e.args[0], "EDGE"), T.EDGE_DST_FIELD)
+    if name == "direction" and n == 1:
+        return meta(_element(binder, e.args[0], "EDGE"), T.EDGE_DIRECTION_FIELD)
+    if name == "ts" and n == 1:
+        edge = _element(binder, e.args[0], "EDGE")
+        if type_of(edge).field_type(T.EDGE_TS_FIELD) is None:
+            raise ValidationError("this edge has no TIMESTAMP column")
+        return meta(edge, T.EDGE_TS_FIELD)
+    roles = {
+        "is_source_of": (T.EDGE_SRC_FIELD, False),
+        "is_not_source_of": (T.EDGE_SRC_FIELD, True),
+        "is_destination_of": (T.EDGE_DST_FIELD, False),
+        "is_not_destination_of": (T.EDGE_DST_FIELD, True),
+    }
+    if name in roles and n == 2:
+        vertex = _element(binder, e.args[0], "VERTEX")
+        edge = _element(binder, e.args[1], "EDGE")
+        field_name, negated = roles[name]
+        vid = meta(vertex, T.VERTEX_ID_FIELD)
+        end = meta(edge, field_name)
+        common = T.common_type(type_of(vid), type_of(end)) or T.VARCHAR
+        cond: exp.Expression = exp.EQ(this=cast_to(vid, common), expression=cast_to(end, common))
+        if negated:
+            cond = exp.Not(this=exp.Paren(this=cond))
+        return typed(cond, T.BOOLEAN)
+    if name in ("id", "label", "ts", "direction"):
+        return None  # e.g. a user function of that name with other arguments
+    raise ValidationError(f"{e.name}() takes {'2' if name in roles else '1'} argument(s), got {n}")
+
+
+def compare_elements(
+    binder: Any, op: str, left: exp.Expression, right: exp.Expression, node: s.Node
+) -> exp.Expression:
+    lt, rt = type_of(left), type_of(right)
+    if not (isinstance(lt, T.StructType) and isinstance(rt, T.StructType) and lt.kind == rt.kind):
+        raise ValidationError(f"cannot compare {lt} with {rt}")
+    keys = (
+        [T.VERTEX_ID_FIELD] if lt.kind == "VERTEX" else [T.EDGE_SRC_FIELD, T.EDGE_DST_FIELD, T.LABEL_FIELD]
+    )
+    if lt.kind not in ("VERTEX", "EDGE"):
+        keys = [f.name for f in lt.fields]
+    if op in ("=", "<>"):
+        parts = [typed(exp.EQ(this=meta(left, k), expression=meta(right, k)), T.BOOLEAN) for k in keys]
+        cond = and_all(parts)
+        assert cond is not None
+        if op == "<>":
+            cond = typed(exp.Not(this=exp.Paren(this=cond)), T.BOOLEAN)
+        return cond
+    if len(keys) == 1:
+        return binder.compare(op, meta(left, keys[0]), meta(right, keys[0]), node)
+    from .expressions import _COMPARE
+
+    lk = exp.Anonymous(this="struct", expressions=[meta(left, k) for k in keys])
+    rk = exp.Anonymous(this="struct", expressions=[meta(right, k) for k in keys])
+    return typed(_COMPARE[op](this=lk, expression=rk), T.BOOLEAN)

@@ -1,0 +1,131 @@
+"""Persistent graph stores: versioned Parquet parts and an atomic manifest.
+
+Layout under ``<root>/<instance>/<graph>/``:
+
+    manifest.json                 {"version": n, "labels": {"v:person": ["parts/..."]}}
+    parts/<v|e>-<label>/<n>-<id>/ Parquet files of one write
+
+A write first writes its Parquet part, then publishes it by writing a new
+manifest to a temporary file and renaming it over ``manifest.json`` (an atomic
+replace on POSIX).  A reader only ever sees parts a manifest names, so a
+writer killed mid-write leaves the previous version readable; its orphan part
+is ignored.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import time
+import uuid
+from pathlib import Path
+from typing import Any
+
+from geaflow_sql.catalog import GraphInfo
+from geaflow_sql.errors import ExecutionError
+
+from .memory import empty_frame, latest_vertices, table_frame, with_order
+
+MANIFEST = "manifest.json"
+# Fault injection for tests: seconds to wait between writing a part and
+# publishing it, so a test can kill the writer at exactly that moment.
+PAUSE_ENV = "GEAFLOW_SQL_STORE_PAUSE_BEFORE_COMMIT"
+
+
+def _label_key(label: str, is_vertex: bool) -> str:
+    return f"{'v' if is_vertex else 'e'}:{label.lower()}"
+
+
+class PersistentStore:
+    def __init__(self, graph: GraphInfo, root: str) -> None:
+        self.graph = graph
+        self.path = Path(root) / graph.instance / graph.name.lower()
+
+    # Manifest ------------------------------------------------------------------
+    def manifest(self) -> dict[str, Any]:
+        path = self.path / MANIFEST
+        if not path.exists():
+            return {"version": 0, "labels": {}}
+        try:
+            return json.loads(path.read_text(encoding="utf-8"))
+        except (OSError, ValueError) as err:
+            raise ExecutionError(f"graph {self.graph.name}: unreadable manifest {path}: {err}") from None
+
+    def _publish(self, manifest: dict[str, Any]) -> None:
+        self.path.mkdir(parents=True, exist_ok=True)
+        tmp = self.path / f".{MANIFEST}.{uuid.uuid4().hex}.tmp"
+        with open(tmp, "w", encoding="utf-8") as fh:
+            json.dump(manifest, fh)
+            fh.flush()
+            os.fsync(fh.fileno())
+        os.replace(tmp, self.path / MANIFEST)
+        dir_fd = os.open(self.path, os.O_RDONLY)
+        try:
+            os.fsync(dir_fd)
+        finally:
+            os.close(dir_fd)
+
+    @property
+    def version(self) -> int:
+        return int(self.manifest().get("version", 0))
+
+    # Reads ---------------------------------------------------------------------
+    def info(self, label: str, is_vertex: bool) -> Any:
+        info = self.graph.vertex(label) if is_vertex else self.graph.edge(label)
+        assert info is not None, label
+        return info
+
+    def frame(self, ctx: Any, label: str, is_vertex: bool) -> Any:
+        info = self.info(label, is_vertex)
+        parts = self.manifest()["labels"].get(_label_key(info.label, is_vertex), [])
+        if not parts:
+            if info.using:
+                return table_frame(ctx, self.graph, info)
+            return empty_frame(ctx, info)
+        df = ctx.spark.read.parquet(*[str(self.path / p) for p in parts])
+        names = {c.lower(): c for c in df.columns}
+        from pyspark.sql import functions as F
+
+        from geaflow_sql import types as T
+
+        cols = []
+        for c in info.fields:
+            src = names.get(c.name.lower())
+            if src is None:
+                cols.append(F.lit(None).cast(T.spark_sql_type(c.type)).alias(c.name))
+            else:
+                cols.append(F.col(f"`{src}`").cast(T.spark_sql_type(c.type)).alias(c.name))
+        df = df.select(*cols, "__w", "__r")
+        if is_vertex:
+            df = latest_vertices(df, info.id_field)
+        return df.drop("__w", "__r")
+
+    # Writes --------------------------------------------------------------------
+    def append(self, ctx: Any, label: str, is_vertex: bool, df: Any) -> int:
+        info = self.info(label, is_vertex)
+        manifest = self.manifest()
+        version = int(manifest.get("version", 0)) + 1
+        part = f"parts/{'v' if is_vertex else 'e'}-{info.label.lower()}/{version:08d}-{uuid.uuid4().hex[:8]}"
+        with_order(df, version).write.mode("overwrite").parquet(str(self.path / part))
+        pause = os.environ.get(PAUSE_ENV)
+        if pause:
+            time.sleep(float(pause))
+        # Re-read: another session may have published in the meantime.
+        latest = self.manifest()
+        labels = dict(latest.get("labels", {}))
+        key = _label_key(info.label, is_vertex)
+        labels[key] = list(labels.get(key, [])) + [part]
+        self._publish({"version": max(version, int(latest.get("version", 0)) + 1), "labels": labels})
+        return -1
+
+    def materialize_tables(self, ctx: Any) -> None:
+        """Write the tables of a USING graph into the store (once), so a later
+        script that declares the graph by name reads the same data."""
+        if self.manifest()["labels"]:
+            return
+        for v in self.graph.vertices:
+            if v.using:
+                self.append(ctx, v.label, True, table_frame(ctx, self.graph, v))
+        for e in self.graph.edges:
+            if e.using:
+                self.append(ctx, e.label, False, table_frame(ctx, self.graph, e))
