@@ -34,7 +34,10 @@ def translate(err: BaseException) -> GeaflowError:
     if name not in ("AnalysisException", "ParseException") and "USER_RAISED_EXCEPTION" in text:
         m = _BAD_ROW.search(text)
         if m:
-            return DataError(m.group(1).strip())
+            from runtime.connectors.file import locate_bad_line
+
+            # Rows of large files are read without numbers: find the line now.
+            return DataError(locate_bad_line(m.group(1).strip()))
     if "cancel" in text.lower() and ("job" in text.lower() or "interrupt" in text.lower()):
         return CancelledError("the statement was cancelled")
     if isinstance(err, KeyboardInterrupt):

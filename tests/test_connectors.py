@@ -175,3 +175,22 @@ def test_counting_never_blocks_when_spark_skips_the_scan(session, tmp_path):
     # WHERE false lets Spark drop the scan: nothing is read, nothing counted.
     (insert,) = session.execute("INSERT INTO o SELECT id FROM t WHERE 1 = 2")
     assert insert.extra["bad_rows_skipped"] in ({"t": 0}, {"t": 1})
+
+
+def test_large_files_are_read_in_parallel_and_still_name_the_bad_line(session, tmp_path, monkeypatch):
+    from runtime.connectors import file as file_connector
+
+    # Pretend every file is large: lines are read by Spark's splitting reader.
+    monkeypatch.setattr(file_connector, "WHOLE_FILE_LIMIT", 0)
+    path = write(tmp_path / "big.txt", "".join(f"{i},v{i}\n" for i in range(200)) + "x,bad\n1,ok\n")
+    session.execute(
+        f"CREATE TABLE t (id bigint, v varchar) WITH (type='file', geaflow.dsl.file.path='{path}')"
+    )
+    with pytest.raises(DataError) as info:
+        session.sql("SELECT count(*) FROM t").collect()
+    assert "big.txt line 201: cannot read" in info.value.message
+    session.execute(
+        f"CREATE TABLE ok (id bigint, v varchar) WITH (type='file', geaflow.dsl.file.path='{path}', "
+        "geaflow.dsl.file.bad.rows='skip')"
+    )
+    assert session.sql("SELECT count(*), sum(id) FROM ok").collect() == [(201, sum(range(200)) + 1)]

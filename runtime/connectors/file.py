@@ -92,20 +92,35 @@ class FileConnector(Connector):
             return list_files(path, str(regex) if regex else None)
         return [path]
 
-    def lines(self, ctx: Any, req: ReadRequest) -> Any:
-        """DataFrame(file, line_no, line) of the non-blank lines, in file order."""
+    def lines(self, ctx: Any, req: ReadRequest, numbered: bool | None = None) -> Any:
+        """DataFrame(file, line_no, line) of the non-blank lines.
+
+        Small local files are read whole, one row per file, so every line gets
+        its 0-based number in order.  Larger inputs (or ``numbered=False``) are
+        read by Spark's line reader in parallel splits with ``line_no`` null;
+        a bad row's number is then found on the driver when the error is
+        reported (see ``locate_bad_line``).
+        """
         from pyspark.sql import functions as F
 
         spark = ctx.spark
         files = self._paths(ctx, req.options)
         if not files:
             return spark.createDataFrame([], "file string, line_no int, line string")
-        # wholetext keeps each file in one row so lines get their numbers.
-        df = spark.read.text(files, wholetext=True)
-        lines = df.select(
-            F.input_file_name().alias("file"),
-            F.posexplode(F.split(F.col("value"), "\r?\n")).alias("line_no", "line"),
-        )
+        if numbered is None:
+            numbered = _total_local_size(files) <= WHOLE_FILE_LIMIT
+        if numbered:
+            df = spark.read.text(files, wholetext=True)
+            lines = df.select(
+                F.input_file_name().alias("file"),
+                F.posexplode(F.split(F.col("value"), "\r?\n")).alias("line_no", "line"),
+            )
+        else:
+            lines = spark.read.text(files).select(
+                F.input_file_name().alias("file"),
+                F.lit(None).cast("int").alias("line_no"),
+                F.regexp_replace(F.col("value"), "\r$", "").alias("line"),
+            )
         regex = option(req.options, NAME_REGEX)
         if regex and not _is_local(files[0]):
             lines = lines.where(F.regexp_extract(F.col("file"), r"([^/]*)$", 1).rlike(str(regex)))
@@ -154,7 +169,7 @@ class FileConnector(Connector):
                 F.lit("GEAFLOW_BAD_ROW: in "),
                 F.col("file"),
                 F.lit(" line "),
-                (F.col("line_no") + 1).cast("string"),
+                F.coalesce((F.col("line_no") + 1).cast("string"), F.lit("?")),
                 F.lit(f": cannot read {_row_text(req.table)} from "),
                 F.col("line"),
             )
@@ -237,6 +252,43 @@ class FileConnector(Connector):
         lines = collect_lines(text)
         write_lines(ctx, path, lines, options)
         return len(lines)
+
+
+# Text files up to this size (in total) are read whole to number their lines.
+WHOLE_FILE_LIMIT = 64 * 1024 * 1024
+
+
+def _total_local_size(files: list[str]) -> int:
+    total = 0
+    for f in files:
+        if not _is_local(f):
+            return WHOLE_FILE_LIMIT + 1  # unknown size: read in parallel
+        try:
+            total += os.path.getsize(f[len("file://") :] if f.startswith("file://") else f)
+        except OSError:
+            return WHOLE_FILE_LIMIT + 1
+    return total
+
+
+_UNNUMBERED = re.compile(r"in (?P<file>\S+) line \?: (?P<what>cannot read .*? from )(?P<line>.*)$", re.S)
+
+
+def locate_bad_line(message: str) -> str:
+    """Fill in the line number of a bad row read without numbers (local files only)."""
+    m = _UNNUMBERED.search(message)
+    if m is None:
+        return message
+    path = m.group("file")
+    path = path[len("file:") :] if path.startswith("file:") else path
+    path = re.sub(r"^/+", "/", path)
+    try:
+        with open(path, encoding="utf-8", errors="replace") as fh:
+            for number, text in enumerate(fh, start=1):
+                if text.rstrip("\r\n") == m.group("line"):
+                    return message.replace(" line ?: ", f" line {number}: ", 1)
+    except OSError:
+        pass
+    return message
 
 
 def observed_bad_rows(observation: Any, timeout: float = 10.0) -> int:
