@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any
 
 from planner.statements import InfoStatement
@@ -22,14 +23,11 @@ def _table(rows: list[tuple[str, ...]], header: tuple[str, ...]) -> str:
     return "\n".join(out)
 
 
-def _rows_result(rows: list[tuple[str, ...]], header: tuple[str, ...], suffix: str = "") -> StatementResult:
+def _rows_result(rows: Sequence[tuple[Any, ...]], header: tuple[str, ...], suffix: str = "") -> StatementResult:
     """The text table, plus the same rows in ``extra`` for callers that want data
     (the DB-API returns them as a result set; the shell prints them as CSV/JSON)."""
-    return StatementResult(
-        "info",
-        text=_table(rows, header) + suffix,
-        extra={"columns": header, "rows": [tuple(str(c) for c in r) for r in rows]},
-    )
+    texts = [tuple(str(c) for c in r) for r in rows]
+    return StatementResult("info", text=_table(texts, header) + suffix, extra={"columns": header, "rows": texts})
 
 
 def show(session: Any, st: InfoStatement) -> StatementResult:

@@ -96,7 +96,7 @@ class GeaflowMagics(Magics):
             raise UsageError(err.format()) from None
         value = _value(last, table, options["arrow"])
         if options["out"] is not None:
-            self.shell.user_ns[options["out"]] = value
+            self._namespace()[options["out"]] = value
         return value
 
     def _parameters(self, script: Any, text: str, source: str) -> dict[str, Any] | None:
@@ -107,6 +107,7 @@ class GeaflowMagics(Magics):
         if not found:
             return None
         values: dict[str, Any] = {}
+        namespace = self._namespace()
         for p in found:
             if p.name is None:
                 raise GeaflowError(
@@ -115,15 +116,20 @@ class GeaflowMagics(Magics):
                     text=text,
                     source=source,
                 )
-            if p.name not in self.shell.user_ns:
+            if p.name not in namespace:
                 raise GeaflowError(
                     f"no notebook variable {p.name!r} for :{p.name}",
                     span=p.span,
                     text=text,
                     source=source,
                 )
-            values[p.name] = self.shell.user_ns[p.name]
+            values[p.name] = namespace[p.name]
         return values
+
+    def _namespace(self) -> dict[str, Any]:
+        """The notebook's variables."""
+        assert self.shell is not None, "the magics are registered on a shell"
+        return self.shell.user_ns  # type: ignore[no-any-return]
 
 
 def _options(line: str) -> tuple[dict[str, Any], str]:

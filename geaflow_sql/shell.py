@@ -102,7 +102,7 @@ class Shell:
         from .shell_syntax import GeaflowLexer
 
         self.start_spark()
-        prompt = PromptSession(
+        prompt: PromptSession[str] = PromptSession(
             history=_history(),
             lexer=PygmentsLexer(GeaflowLexer),
             completer=self._completer(),
@@ -132,6 +132,8 @@ class Shell:
                     break
             except KeyboardInterrupt:
                 self._say("interrupted")
+            except Exception as err:  # a bug of ours: report it and keep the shell
+                self._print_internal(err)
         self._say("bye")
         return 0
 

@@ -29,6 +29,12 @@ from sqlalchemy import exc as sa_exc
 from sqlalchemy import schema as sa_schema
 from sqlalchemy import types as sa_types
 from sqlalchemy.engine import URL, default, reflection
+from sqlalchemy.engine.interfaces import (
+    IsolationLevel,
+    ReflectedColumn,
+    ReflectedPrimaryKeyConstraint,
+    ReflectedTableComment,
+)
 from sqlalchemy.sql import compiler
 
 from . import types as T
@@ -61,8 +67,16 @@ class GeaflowCompiler(compiler.SQLCompiler):
             text += " OFFSET " + self.process(select._offset_clause, **kw)
         return text
 
-    def fetch_clause(self, select: Any, **kw: Any) -> str:
-        text = "\n LIMIT " + self.process(select._fetch_clause, **kw)
+    def fetch_clause(
+        self,
+        select: Any,
+        fetch_clause: Any = None,
+        require_offset: bool = False,
+        use_literal_execute_for_simple_int: bool = False,
+        **kw: Any,
+    ) -> str:
+        clause = select._fetch_clause if fetch_clause is None else fetch_clause
+        text = "\n LIMIT " + self.process(clause, **kw)
         if select._offset_clause is not None:
             text += " OFFSET " + self.process(select._offset_clause, **kw)
         return text
@@ -208,7 +222,7 @@ class GeaflowDialect(default.DefaultDialect):
     statement_compiler = GeaflowCompiler
     ddl_compiler = GeaflowDDLCompiler
     type_compiler_cls = GeaflowTypeCompiler
-    preparer = GeaflowIdentifierPreparer
+    preparer = GeaflowIdentifierPreparer  # type: ignore[assignment]  # a subclass, as intended
     construct_arguments = [(sa_schema.Table, {"with": None})]
 
     @classmethod
@@ -266,13 +280,13 @@ class GeaflowDialect(default.DefaultDialect):
     def _get_default_schema_name(self, connection: Any) -> str:
         return str(_session(connection).catalog.instance)
 
-    def get_isolation_level(self, dbapi_connection: Any) -> str:
+    def get_isolation_level(self, dbapi_connection: Any) -> IsolationLevel:
         return "AUTOCOMMIT"
 
-    def get_default_isolation_level(self, dbapi_conn: Any) -> str:
+    def get_default_isolation_level(self, dbapi_conn: Any) -> IsolationLevel:
         return "AUTOCOMMIT"
 
-    def get_isolation_level_values(self, dbapi_conn: Any) -> list[str]:
+    def get_isolation_level_values(self, dbapi_conn: Any) -> list[IsolationLevel]:
         return ["AUTOCOMMIT"]
 
     def set_isolation_level(self, dbapi_connection: Any, level: str) -> None:
@@ -328,7 +342,7 @@ class GeaflowDialect(default.DefaultDialect):
     @reflection.cache
     def get_columns(
         self, connection: Any, table_name: str, schema: str | None = None, **kw: Any
-    ) -> list[dict[str, Any]]:
+    ) -> list[ReflectedColumn]:
         session = _session(connection)
         parts = _parts(table_name, schema)
         table = session.catalog.table(parts)
@@ -339,23 +353,24 @@ class GeaflowDialect(default.DefaultDialect):
         else:
             raise sa_exc.NoSuchTableError(table_name)
         return [
-            {
-                "name": name,
-                "type": sqlalchemy_type(t),
-                "nullable": True,
-                "default": None,
-                "autoincrement": False,
-                "comment": None,
-            }
+            ReflectedColumn(
+                name=name,
+                type=sqlalchemy_type(t),
+                nullable=True,
+                default=None,
+                autoincrement=False,
+                comment=None,
+            )
             for name, t in fields
         ]
 
     @reflection.cache
     def get_pk_constraint(
         self, connection: Any, table_name: str, schema: str | None = None, **kw: Any
-    ) -> dict[str, Any]:
+    ) -> ReflectedPrimaryKeyConstraint:
         table = _session(connection).catalog.table(_parts(table_name, schema))
-        return {"constrained_columns": list(table.primary_key) if table else [], "name": None}
+        columns = list(table.primary_key) if table else []
+        return ReflectedPrimaryKeyConstraint(constrained_columns=columns, name=None)
 
     def get_foreign_keys(
         self, connection: Any, table_name: str, schema: str | None = None, **kw: Any
@@ -379,8 +394,8 @@ class GeaflowDialect(default.DefaultDialect):
 
     def get_table_comment(
         self, connection: Any, table_name: str, schema: str | None = None, **kw: Any
-    ) -> dict[str, Any]:
-        return {"text": None}
+    ) -> ReflectedTableComment:
+        return ReflectedTableComment(text=None)
 
     def get_view_definition(
         self, connection: Any, view_name: str, schema: str | None = None, **kw: Any
@@ -409,8 +424,10 @@ def _names(store: dict[tuple[str, str], Any], session: Any, schema: str | None) 
 def _view_fields(session: Any, parts: tuple[str, ...]) -> list[tuple[str, Any]]:
     """A view's columns and types, by planning ``SELECT *`` over it (nothing runs)."""
     from planner.binder import StatementBinder
+    from planner.statements import PlanStatement
 
     name = ".".join("`" + p.replace("`", "``") + "`" for p in parts)
     parsed = session.parse(f"SELECT * FROM {name}", "<inspector>")
     bound = StatementBinder(session._bind_context(parsed, None)).bind(parsed.statements[0])
+    assert isinstance(bound, PlanStatement) and bound.root is not None
     return [(f.name, f.type) for f in bound.root.schema]

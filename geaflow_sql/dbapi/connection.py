@@ -134,8 +134,12 @@ class Connection:
             try:
                 params = bind_parameters(script, parameters)
                 with self._session.cancellable():
-                    results = list(self._session.iter_execute(script, SOURCE, parameters=params))
-                    table = _rows_of(results[-1], script) if results else None
+                    try:
+                        results = list(self._session.iter_execute(script, SOURCE, parameters=params))
+                        table = _rows_of(results[-1], script) if results else None
+                    except KeyboardInterrupt:  # Ctrl-C in a REPL: stop the Spark jobs too
+                        self._session.cancel()
+                        raise
             except GeaflowError as err:
                 raise exc.translate(err, text=script.text, source=SOURCE) from None
             except exc.Error:
@@ -255,7 +259,9 @@ def connect(
                 with open(path, encoding="utf-8") as fh:
                     text = fh.read()
             except OSError as err:
-                raise exc.OperationalError(f"cannot read init script {init}: {err.strerror}") from None
+                raise exc.OperationalError(
+                    f"cannot read init script {init}: {err.strerror}"
+                ) from None
             try:
                 with conn._lock, conn._busy(), conn.session.cancellable():
                     conn.session.execute(text, init)
