@@ -118,7 +118,9 @@ def translate(err: BaseException, *, text: str | None = None, source: str | None
     )
 
 
-def programming_error(message: str, node: Any = None, text: str | None = None, source: str | None = None) -> Error:
+def programming_error(
+    message: str, node: Any = None, text: str | None = None, source: str | None = None
+) -> Error:
     """A ProgrammingError pointing at ``node``'s span in ``text`` when given."""
     err = gerr.ValidationError(message, span=getattr(node, "span", None), text=text, source=source)
     return translate(err)
