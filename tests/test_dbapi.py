@@ -53,7 +53,9 @@ def workdir(tmp_path_factory):
 @pytest.fixture(scope="module")
 def conn(spark, workdir):
     """One connection for the read-only tests (a Session on the shared Spark)."""
-    (workdir / "users.txt").write_text("1,jim,15\n2,kate,16\n3,lucy,20\n4,bob,21\n", encoding="utf-8")
+    (workdir / "users.txt").write_text(
+        "1,jim,15\n2,kate,16\n3,lucy,20\n4,bob,21\n", encoding="utf-8"
+    )
     names = ["plain", *NASTY, "plain"]
     pq.write_table(
         pa.table({"id": pa.array(range(len(names)), pa.int64()), "name": names}),
@@ -194,8 +196,26 @@ def test_description_type_codes(conn):
     names = [d[0] for d in cur.description]
     codes = [d[1] for d in cur.description]
     assert names == ["id", "name", "age", "d", "m", "b", "day", "ts"]
-    assert codes == ["BIGINT", "VARCHAR", "INTEGER", "DOUBLE", "DECIMAL", "BOOLEAN", "DATE", "TIMESTAMP"]
-    assert [c == dbapi.NUMBER for c in codes] == [True, False, True, True, True, False, False, False]
+    assert codes == [
+        "BIGINT",
+        "VARCHAR",
+        "INTEGER",
+        "DOUBLE",
+        "DECIMAL",
+        "BOOLEAN",
+        "DATE",
+        "TIMESTAMP",
+    ]
+    assert [c == dbapi.NUMBER for c in codes] == [
+        True,
+        False,
+        True,
+        True,
+        True,
+        False,
+        False,
+        False,
+    ]
     assert [c == dbapi.STRING for c in codes] == [False, True] + [False] * 6
     assert [c == dbapi.DATETIME for c in codes] == [False] * 6 + [True, True]
     assert all(len(d) == 7 for d in cur.description)
@@ -299,13 +319,18 @@ def test_fetch_arrow_table_is_zero_copy(conn):
     assert table.schema.names == ["id", "name"]
     assert table.column("name").to_pylist() == ["jim", "kate", "lucy", "bob"]
     source = cur.results[-1].query.to_arrow()
-    assert table.column("id").chunk(0).buffers()[1].address == source.column(0).chunk(0).buffers()[1].address
+    assert (
+        table.column("id").chunk(0).buffers()[1].address
+        == source.column(0).chunk(0).buffers()[1].address
+    )
     assert cur.fetchone() is None
     cur.execute("SELECT id FROM users ORDER BY id")
     assert cur.fetchone() == (1,)
     rest = cur.fetch_arrow_table()
     assert rest.column("id").to_pylist() == [2, 3, 4]
-    assert cur.execute("SELECT id FROM users WHERE id > 2 ORDER BY id").fetch_df()["id"].tolist() == [3, 4]
+    assert cur.execute("SELECT id FROM users WHERE id > 2 ORDER BY id").fetch_df()[
+        "id"
+    ].tolist() == [3, 4]
 
 
 # --------------------------------------------------------------------------
@@ -333,7 +358,16 @@ def test_typed_parameters_round_trip(conn):
     assert row[8].replace(tzinfo=None) == values[8]
     assert row[9] == values[9]
     assert [d[1] for d in cur.description] == [
-        "NULL", "BOOLEAN", "INTEGER", "BIGINT", "DOUBLE", "VARCHAR", "DECIMAL", "DATE", "TIMESTAMP", "BINARY",
+        "NULL",
+        "BOOLEAN",
+        "INTEGER",
+        "BIGINT",
+        "DOUBLE",
+        "VARCHAR",
+        "DECIMAL",
+        "DATE",
+        "TIMESTAMP",
+        "BINARY",
     ]
     import numpy as np
 
@@ -550,7 +584,9 @@ def test_two_threads_with_their_own_connections_do_not_share_state(spark, tmp_pa
 
 
 def test_connect_with_init_script_and_graph(spark, tmp_path):
-    (tmp_path / "setup.gql").write_text(_graph_script("social", [(7, "zed")]) + "USE GRAPH social;", encoding="utf-8")
+    (tmp_path / "setup.gql").write_text(
+        _graph_script("social", [(7, "zed")]) + "USE GRAPH social;", encoding="utf-8"
+    )
     with dbapi.connect(spark=spark, base_dir=str(tmp_path), init="setup.gql", graph="social") as c:
         assert c.graph == "social"
         assert [r[0] for r in c.execute("SHOW GRAPHS").fetchall()] == ["social"]
@@ -565,5 +601,7 @@ def test_connect_with_init_script_and_graph(spark, tmp_path):
 
 
 def test_results_are_json_friendly(conn):
-    rows = conn.cursor().execute("SELECT id, name FROM users WHERE id < ? ORDER BY id", [3]).fetchall()
+    rows = (
+        conn.cursor().execute("SELECT id, name FROM users WHERE id < ? ORDER BY id", [3]).fetchall()
+    )
     assert json.loads(json.dumps(rows)) == [[1, "jim"], [2, "kate"]]
