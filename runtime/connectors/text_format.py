@@ -18,11 +18,19 @@ from typing import Any
 
 from geaflow_sql import types as T
 
+_REGEX_META = ".$|()[]{}^?*+\\"
+
 
 def separator_regex(sep: str) -> str:
-    """A Java regex matching ``sep`` literally (Spark's split takes a regex)."""
+    """A Java regex matching ``sep`` literally (Spark's split takes a regex).
+
+    A one-character separator is written as itself (or backslash + itself)
+    so Java's ``String.split`` takes its fast path with no regex engine.
+    """
     if not sep:
         return ","
+    if len(sep) == 1:
+        return "\\" + sep if sep in _REGEX_META else sep
     if "\\E" in sep:
         return re.escape(sep)
     return "\\Q" + sep + "\\E"
@@ -47,7 +55,7 @@ def field_parser(F: Any, field: Any, t: Any) -> tuple[Any, Any]:
         # Java's Long.parseLong accepts no decimals; Spark's cast would truncate "1.5".
         parsed = F.when(field.rlike(r"^[+-]?[0-9]+$"), field.cast(T.spark_sql_type(t)))
     else:
-        parsed = field.cast(T.spark_sql_type(t))
+        parsed = F.when(~empty, field.cast(T.spark_sql_type(t)))
     bad = (~empty) & parsed.isNull() & (F.lower(field) != "null")
     return parsed, bad
 
