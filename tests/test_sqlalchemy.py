@@ -187,6 +187,11 @@ def test_url_options_and_shared_session(spark, session, workdir):
         rows = conn.exec_driver_sql("SET geaflow.dsl.window.size").fetchall()
     assert rows == [("geaflow.dsl.window.size", "7")]
     eng.dispose()
+    url = sa.engine.make_url("geaflow://?master=local[2]&conf.geaflow.dsl.window.size=-1&graph=g")
+    assert GeaflowDialect().create_connect_args(url) == (
+        [],
+        {"master": "local[2]", "graph": "g", "conf": {"geaflow.dsl.window.size": "-1"}},
+    )
     for bad in ("geaflow://?colour=blue", "geaflow://somehost:7077", "geaflow:///some.db"):
         with pytest.raises(sa_exc.ArgumentError):
             sa.create_engine(bad, connect_args={"spark": spark}).connect()
