@@ -228,31 +228,43 @@ class Shell:
     ) -> None:
         """The worker thread: run each statement and fetch its rows, reporting through ``events``."""
         try:
+            if not _needs_spark(script):  # catalog work runs while Spark is still starting
+                self._run_each(script, source, events, cancel)
+                return
             self._wait_for_spark(cancel)
             if cancel.is_set():
                 raise CancelledError("the statement was cancelled")
             with self.session.cancellable():
-                statements = iter(script.statements)
-                start = time.perf_counter()
-                for result in self.session.iter_execute(script, source):
-                    node = next(statements)
-                    table = None
-                    if result.query is not None:
-                        try:
-                            table = result.query.to_arrow()
-                        except GeaflowError as err:
-                            err.at(node.span)
-                            raise
-                    events.put(("result", (result, table, time.perf_counter() - start)))
-                    if cancel.is_set():
-                        raise CancelledError("the statement was cancelled")
-                    start = time.perf_counter()
+                self._run_each(script, source, events, cancel)
         except GeaflowError as err:
             events.put(("error", err))
         except Exception as err:  # a bug of ours, or Spark failing in a way we do not know
             events.put(("internal", err))
         finally:
             events.put(("done", None))
+
+    def _run_each(
+        self,
+        script: Any,
+        source: str,
+        events: queue.Queue[tuple[str, Any]],
+        cancel: threading.Event,
+    ) -> None:
+        statements = iter(script.statements)
+        start = time.perf_counter()
+        for result in self.session.iter_execute(script, source):
+            node = next(statements)
+            table = None
+            if result.query is not None:
+                try:
+                    table = result.query.to_arrow()
+                except GeaflowError as err:
+                    err.at(node.span)
+                    raise
+            events.put(("result", (result, table, time.perf_counter() - start)))
+            if cancel.is_set():
+                raise CancelledError("the statement was cancelled")
+            start = time.perf_counter()
 
     def _pump(
         self,
@@ -413,6 +425,27 @@ class Shell:
             return sorted(KNOWN_KEYS)
 
         return CatalogCompleter(self.session, functions, algorithms, config_keys)
+
+
+def _needs_spark(script: Any) -> bool:
+    """Does any statement need Spark?  Definitions, USE, SET, SHOW and DESCRIBE only
+    touch the catalog (graphs excepted: creating one makes its store)."""
+    from grammar import syntax as s
+
+    catalog_only = (
+        s.CreateTable,
+        s.CreateView,
+        s.CreateFunction,
+        s.UseGraph,
+        s.UseInstance,
+        s.SetOption,
+        s.Show,
+        s.Describe,
+    )
+    return not all(
+        isinstance(st, catalog_only) or (isinstance(st, s.Drop) and st.kind.upper() != "GRAPH")
+        for st in script.statements
+    )
 
 
 def format_error(err: GeaflowError, text: str, source: str) -> str:

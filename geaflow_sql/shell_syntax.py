@@ -54,7 +54,9 @@ _KEYWORD_TERMINAL = re.compile(r'^[A-Z_]+(?:\.\d+)?\s*:\s*"([A-Za-z_]+)"i\s*$', 
 @functools.cache
 def keywords() -> tuple[str, ...]:
     """The grammar's keywords (upper case), from its ``NAME: "name"i`` terminals."""
-    root = Path(__file__).resolve().parent.parent / "grammar"
+    import grammar
+
+    root = Path(grammar.__file__).resolve().parent
     found: set[str] = set()
     for lark in sorted(root.glob("*.lark")):
         found.update(

@@ -65,6 +65,27 @@ def test_has_statement_ignores_separators_and_comments():
     assert has_statement("-- a\nSELECT 1")
 
 
+@pytest.mark.parametrize(
+    ("script", "needs"),
+    [
+        (
+            "CREATE TABLE t (a int) WITH (type='file'); SHOW TABLES; DESCRIBE t; SET k = 1; DROP TABLE t",
+            False,
+        ),
+        ("CREATE VIEW v AS SELECT 1; USE GRAPH g", False),
+        ("CREATE TABLE t (a int); SELECT 1", True),
+        ("CREATE GRAPH g (VERTEX v (id bigint ID))", True),
+        ("DROP GRAPH g", True),
+        ("EXPLAIN SELECT 1", True),
+    ],
+)
+def test_catalog_statements_do_not_wait_for_spark(script, needs):
+    from geaflow_sql import parse
+    from geaflow_sql.shell import _needs_spark
+
+    assert _needs_spark(parse(script)) is needs
+
+
 def test_keywords_come_from_the_grammar():
     kws = keywords()
     assert {"SELECT", "MATCH", "RETURN", "CREATE", "GRAPH", "VERTEX", "EDGE", "YIELD"} <= set(kws)
