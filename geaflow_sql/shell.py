@@ -234,7 +234,8 @@ class Shell:
             self._wait_for_spark(cancel)
             if cancel.is_set():
                 raise CancelledError("the statement was cancelled")
-            with self.session.cancellable():
+            with self.session.cancellable():  # starts Spark again if the first start failed
+                self._spark_state = "ready"
                 self._run_each(script, source, events, cancel)
         except GeaflowError as err:
             events.put(("error", err))

@@ -135,7 +135,9 @@ class Connection:
                 params = bind_parameters(script, parameters)
                 with self._session.cancellable():
                     try:
-                        results = list(self._session.iter_execute(script, SOURCE, parameters=params))
+                        results = list(
+                            self._session.iter_execute(script, SOURCE, parameters=params)
+                        )
                         table = _rows_of(results[-1], script) if results else None
                     except KeyboardInterrupt:  # Ctrl-C in a REPL: stop the Spark jobs too
                         self._session.cancel()
