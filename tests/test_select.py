@@ -154,7 +154,8 @@ def test_subquery_in_from(db):
 def test_group_by_alias_and_ordinal_with_having(db):
     by_alias = qs(db, "SELECT age / 10 AS decade, count(*) AS n FROM users GROUP BY decade HAVING count(*) > 1")
     by_ordinal = qs(db, "SELECT age / 10 AS decade, count(*) AS n FROM users GROUP BY 1 HAVING count(*) > 1")
-    assert by_alias == by_ordinal == [(3, 2)]
+    having_alias = qs(db, "SELECT age / 10 AS decade, count(*) AS n FROM users GROUP BY 1 HAVING n > 1")
+    assert by_alias == by_ordinal == having_alias == [(3, 2)]
 
 
 def test_order_by_limit_offset(db):

@@ -6,7 +6,7 @@ columns.  Graph queries (MATCH / CALL) are handed to ``planner.binder.graph``.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 from sqlglot import exp
@@ -624,7 +624,11 @@ class QueryBinder:
                 exprs.append(post.bind(s.Column(it.field.name, span=it.span)))
             else:
                 exprs.append(post.bind(it.expr))
-        having = post.bind_condition(q.having) if q.having is not None else None
+        having = None
+        if q.having is not None:
+            # HAVING may name a select alias (as GeaFlow's lenient conformance allows).
+            having_expr = _with_aliases(q.having, items, names, binder)
+            having = post.bind_condition(having_expr)
         order_exprs = self._bind_order_exprs(q, exprs, names, post)
         pre_fields = tuple(
             Field(key_names[i] if i < len(key_names) else f"$arg{i}", type_of(e))
@@ -728,6 +732,40 @@ class _IndexedItem:
 
     field: ScopeField
     span: Any
+
+
+def _with_aliases(e: s.Expr, items: list[Any], names: list[str], binder: ExprBinder) -> s.Expr:
+    """``e`` with each column that is not an input column but a select alias
+    replaced by that select item's expression (subqueries are left alone)."""
+    aliases = {
+        n.lower(): it.expr for it, n in zip(items, names, strict=True) if not isinstance(it, _IndexedItem)
+    }
+    if not aliases:
+        return e
+
+    def visit(node: Any) -> Any:
+        if isinstance(node, s.Column):
+            if node.name.lower() in aliases and not binder.scope.lookup(node.name):
+                return aliases[node.name.lower()]
+            return node
+        if isinstance(node, (s.ScalarSubquery, s.InQuery, s.Exists)) or not isinstance(node, s.Expr):
+            return node
+        changes = {}
+        for f in getattr(node, "__dataclass_fields__", {}):
+            if f == "span":
+                continue
+            value = getattr(node, f)
+            if isinstance(value, s.Expr):
+                new = visit(value)
+                if new is not value:
+                    changes[f] = new
+            elif isinstance(value, tuple) and any(isinstance(v, s.Expr) for v in value):
+                new_tuple = tuple(visit(v) if isinstance(v, s.Expr) else v for v in value)
+                if any(a is not b for a, b in zip(new_tuple, value, strict=True)):
+                    changes[f] = new_tuple
+        return replace(node, **changes) if changes else node
+
+    return visit(e)  # type: ignore[no-any-return]
 
 
 def _expr_name(e: s.Expr, i: int) -> str:
