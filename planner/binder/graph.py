@@ -11,7 +11,7 @@ are bound through ``GraphHook``.
 from __future__ import annotations
 
 import itertools
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from sqlglot import exp
@@ -434,11 +434,39 @@ class GraphQueryBinder:
         new_state = PathState(em, fields)
         if target_bound is None:
             new_state = self._apply_globals(new_state, target_idx)
-        new_state = self._element_conditions(new_state, edge, edge_var)
+        if em.is_loop:
+            # On a variable-length edge the conditions hold for every edge of the run.
+            edge_cond = self._loop_edge_condition(edge, edge_var)
+            if edge_cond is not None:
+                em = replace(em, edge_filter=edge_cond)
+                new_state = PathState(em, fields)
+        else:
+            new_state = self._element_conditions(new_state, edge, edge_var)
         if target_bound is not None and target_labels:
             new_state = self._label_filter(new_state, target_bound, target_labels)
         new_state = self._element_conditions(new_state, node, target_var)
         return new_state, target_idx
+
+    def _loop_edge_condition(self, edge: s.EdgePattern, edge_var: str) -> exp.Expression | None:
+        """WHERE and {prop: value} of a variable-length edge, over the edge alone."""
+        assert self.edge_type is not None
+        scope = Scope([ScopeField(edge_var, self.edge_type, 0, None, False)])
+        binder = ExprBinder(self.ctx, scope, local_relation=edge_var)
+        parts = []
+        for name, value in edge.properties:
+            eq = s.Binary("=", s.Field(s.Column(edge_var, span=value.span), name, span=value.span), value, span=value.span)
+            parts.append(binder.bind_condition(eq))
+        if edge.where is not None:
+            try:
+                parts.append(binder.bind_condition(edge.where))
+            except GeaflowError as err:
+                raise self.error(
+                    ValidationError(
+                        f"the condition of a variable-length edge may only read the edge: {err.message}"
+                    ),
+                    edge.where,
+                ) from None
+        return and_all(parts)
 
     # ----------------------------------------------------------- expressions
     def hook(self, state: PathState) -> GraphHook:

@@ -17,8 +17,10 @@ from .constant_folding import constant_folding
 from .merge_filters import merge_filters
 from .merge_projects import merge_projects
 from .prune_columns import prune_columns
+from .push_filter_into_edge_match import push_filter_into_edge_match
 from .push_filter_into_join import push_filter_into_join
 from .push_filter_into_scan import push_filter_into_scan
+from .push_filter_into_vertex_match import push_filter_into_vertex_match
 from .push_filter_through_project import push_filter_through_project
 from .remove_identity_project import remove_identity_project
 from .remove_single_union import remove_single_union
@@ -50,6 +52,8 @@ LOGICAL = (
     Rule("push_filter_through_project", node_fn=push_filter_through_project),
     Rule("push_filter_into_join", node_fn=push_filter_into_join),
     Rule("push_filter_into_scan", node_fn=push_filter_into_scan),
+    Rule("push_filter_into_vertex_match", node_fn=push_filter_into_vertex_match),
+    Rule("push_filter_into_edge_match", node_fn=push_filter_into_edge_match),
 )
 POST_OPTIMIZE = (
     Rule("prune_columns", plan_fn=prune_columns),

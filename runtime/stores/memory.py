@@ -67,12 +67,20 @@ class MemoryStore:
 
     def frame(self, ctx: Any, label: str, is_vertex: bool) -> Any:
         info = self.info(label, is_vertex)
+        inserted = self.frames.get((info.label, is_vertex))
         if info.using:
-            return table_frame(ctx, self.graph, info)
-        df = self.frames.get((info.label, is_vertex))
-        if df is None:
+            # A USING graph starts from its table; INSERTs add to (and, for
+            # vertices, replace rows of) what the table holds.
+            base = table_frame(ctx, self.graph, info)
+            if inserted is None:
+                return base
+            combined = with_order(base, 0).unionByName(inserted)
+            if is_vertex:
+                combined = latest_vertices(combined, info.id_field)
+            return combined.drop("__w", "__r")
+        if inserted is None:
             return empty_frame(ctx, info)
-        return df.drop("__w", "__r")
+        return inserted.drop("__w", "__r")
 
     def append(self, ctx: Any, label: str, is_vertex: bool, df: Any) -> int:
         info = self.info(label, is_vertex)

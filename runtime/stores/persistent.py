@@ -82,6 +82,7 @@ class PersistentStore:
             if info.using:
                 return table_frame(ctx, self.graph, info)
             return empty_frame(ctx, info)
+        # (A USING graph's table rows were written as its first part.)
         df = ctx.spark.read.parquet(*[str(self.path / p) for p in parts])
         names = {c.lower(): c for c in df.columns}
         from pyspark.sql import functions as F

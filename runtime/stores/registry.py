@@ -14,7 +14,6 @@ from __future__ import annotations
 from typing import Any
 
 from geaflow_sql.catalog import GraphInfo
-from geaflow_sql.errors import ValidationError
 
 from .memory import MemoryStore
 from .persistent import PersistentStore
@@ -64,10 +63,6 @@ class GraphStores:
         from geaflow_sql import types as T
 
         graph: GraphInfo = node.graph
-        if graph.is_static:
-            raise ValidationError(
-                f"graph {graph.name} is defined USING tables and is read-only: insert into its tables"
-            )
         store = self.store(ctx, graph)
         in_types = [f.type for f in node.input.schema]
         if len(node.writes) > 1:
