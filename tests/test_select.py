@@ -206,3 +206,11 @@ def test_ambiguous_column_is_an_error(db):
     with pytest.raises(ValidationError) as info:
         db.sql("SELECT uid FROM orders a, orders b")
     assert "ambiguous" in info.value.message
+
+
+def test_in_subquery_is_three_valued(db):
+    # A null in the subquery makes NOT IN unknown for every non-matching row.
+    assert q(db, "SELECT count(*) FROM users WHERE id NOT IN (SELECT amount FROM orders)") == [(0,)]
+    assert q(db, "SELECT count(*) FROM users WHERE id NOT IN (SELECT uid FROM orders WHERE uid > 100)") == [(5,)]
+    rows = qs(db, "SELECT id, id IN (SELECT CAST(amount AS BIGINT) FROM orders) FROM users WHERE id < 3")
+    assert rows == [(1, True), (2, None)]

@@ -14,6 +14,7 @@ from sqlglot import exp
 from geaflow_sql import types as T
 from geaflow_sql.errors import CatalogError, GeaflowError, UnsupportedError, ValidationError
 from grammar import syntax as s
+from planner.dialect import template
 from planner.expressions import ref, ref_index, type_of, typed
 from planner.logical import (
     Aggregate,
@@ -205,10 +206,29 @@ class SubqueryHook:
         )
         self._append(marked, "LEFT", cond)
         found = ref(offset + 1, T.BOOLEAN)
-        test: exp.Expression = exp.Is(this=found, expression=exp.Null())
-        if not e.negated:
-            test = exp.Not(this=exp.Paren(this=test))
-        return typed(test, T.BOOLEAN)
+        # SQL's three-valued IN: no match is UNKNOWN (not FALSE) when the value
+        # is null or the subquery yields a null, unless the subquery is empty.
+        from planner.logical import AggCall
+
+        counts = Aggregate(
+            sub,
+            (),
+            (AggCall("COUNT", (), False, T.BIGINT), AggCall("COUNT", (0,), False, T.BIGINT)),
+            (Field("$rows", T.BIGINT), Field("$values", T.BIGINT)),
+        )
+        c = self._append(counts, "CROSS", None)
+        hit, miss = ("FALSE", "TRUE") if e.negated else ("TRUE", "FALSE")
+        return typed(
+            template(
+                f"CASE WHEN {{0}} IS NOT NULL THEN {hit} WHEN {{1}} = 0 THEN {miss} "
+                f"WHEN {{3}} IS NULL OR {{1}} > {{2}} THEN NULL ELSE {miss} END",
+                found,
+                ref(c, T.BIGINT),
+                ref(c + 1, T.BIGINT),
+                operand,
+            ),
+            T.BOOLEAN,
+        )
 
     @staticmethod
     def _found(marker: int, negated: bool) -> exp.Expression:
