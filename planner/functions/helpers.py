@@ -64,37 +64,37 @@ def element_of_first(args: list[Any]) -> Any:
 # Argument coercions: the target type of each argument (None = keep as is).
 
 
-def all_double(args: list[Any]) -> list[Any | None]:
+def all_double(args: list[Any]) -> list[Any]:
     return [T.DOUBLE for _ in args]
 
 
-def all_string(args: list[Any]) -> list[Any | None]:
+def all_string(args: list[Any]) -> list[Any]:
     return [T.VARCHAR for _ in args]
 
 
-def all_bigint(args: list[Any]) -> list[Any | None]:
+def all_bigint(args: list[Any]) -> list[Any]:
     return [T.BIGINT for _ in args]
 
 
-def string_then_ints(args: list[Any]) -> list[Any | None]:
+def string_then_ints(args: list[Any]) -> list[Any]:
     return [T.VARCHAR] + [T.INTEGER for _ in args[1:]]
 
 
-def strings_then_ints(n_strings: int) -> Callable[[list[Any]], list[Any | None]]:
-    def rule(args: list[Any]) -> list[Any | None]:
+def strings_then_ints(n_strings: int) -> Callable[[list[Any]], list[Any]]:
+    def rule(args: list[Any]) -> list[Any]:
         return [T.VARCHAR if i < n_strings else T.INTEGER for i in range(len(args))]
 
     return rule
 
 
-def strings_then_bigints(n_strings: int) -> Callable[[list[Any]], list[Any | None]]:
-    def rule(args: list[Any]) -> list[Any | None]:
+def strings_then_bigints(n_strings: int) -> Callable[[list[Any]], list[Any]]:
+    def rule(args: list[Any]) -> list[Any]:
         return [T.VARCHAR if i < n_strings else T.BIGINT for i in range(len(args))]
 
     return rule
 
 
-def keep_dates_else_string(args: list[Any]) -> list[Any | None]:
+def keep_dates_else_string(args: list[Any]) -> list[Any]:
     """Date functions take text; TIMESTAMP and DATE values are used as they are."""
     return [None if a.name in ("TIMESTAMP", "DATE") else T.VARCHAR for a in args[:1]] + [
         None for _ in args[1:]
@@ -160,7 +160,7 @@ def scalar(
     result: TypeRule,
     spark: str | Builder,
     *aliases: str,
-    arg_types: Callable[[list[Any]], list[Any | None]] | None = None,
+    arg_types: Callable[[list[Any]], list[Any]] | None = None,
     doc: str = "",
 ) -> None:
     """Register one built-in scalar function (the rows of the tables are calls to this)."""

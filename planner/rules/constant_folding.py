@@ -136,15 +136,15 @@ def fold(e: exp.Expression) -> exp.Expression:
                     return _literal(value, t)
             return node
         if isinstance(node, _ARITH) and t.is_numeric:
-            a, b = _number(node.this), _number(node.expression)
-            if a is None or b is None:
+            x, y = _number(node.this), _number(node.expression)
+            if x is None or y is None:
                 return node
             value = (
-                a + b
+                x + y
                 if isinstance(node, exp.Add)
-                else a - b
+                else x - y
                 if isinstance(node, exp.Sub)
-                else a * b
+                else x * y
             )
             if t.is_integer:
                 if not (isinstance(value, int)):
@@ -154,13 +154,14 @@ def fold(e: exp.Expression) -> exp.Expression:
             return _literal(float(value), t)
         for cls, op in _CMP.items():
             if isinstance(node, cls):
-                a, b = _number(node.this), _number(node.expression)
-                if a is not None and b is not None:
-                    return typed(exp.Boolean(this=op(a, b)), T.BOOLEAN)
+                x, y = _number(node.this), _number(node.expression)
+                if x is not None and y is not None:
+                    return typed(exp.Boolean(this=op(x, y)), T.BOOLEAN)
         return node
 
     # Children before parents: walk() is breadth-first, so reversed order is safe.
-    for node in reversed(list(root.walk())):
+    nodes: list[exp.Expression] = list(root.walk())  # type: ignore[arg-type]
+    for node in reversed(nodes):
         new = visit(node)
         if new is not node:
             if node is root:

@@ -60,7 +60,11 @@ def prune_columns(plan: LogicalNode) -> LogicalNode:
 
     def _prune(node: LogicalNode, required: frozenset[int]) -> tuple[LogicalNode, Mapping]:
         if isinstance(node, TableScan):
-            cols = node.projection if node.projection is not None else tuple(range(len(node.table.columns)))
+            cols = (
+                node.projection
+                if node.projection is not None
+                else tuple(range(len(node.table.columns)))
+            )
             needed = set(required)
             for f in node.filters:
                 needed |= input_refs(f)
@@ -82,7 +86,7 @@ def prune_columns(plan: LogicalNode) -> LogicalNode:
             child, cmap = prune(node.input, frozenset(child_needed))
             exprs = tuple(remap_refs(node.exprs[i], cmap) for i in keep)
             fields = tuple(node.fields_[i] for i in keep)
-            out = Project(child, exprs, fields)
+            out: LogicalNode = Project(child, exprs, fields)
             if out == node:
                 out = node
             return out, {old: new for new, old in enumerate(keep)}
@@ -107,7 +111,14 @@ def prune_columns(plan: LogicalNode) -> LogicalNode:
                 needed |= set(node.calls[i].args)
             child, cmap = prune(node.input, frozenset(needed))
             new_calls = tuple(
-                AggCall(c.function, tuple(cmap[a] for a in c.args), c.distinct, c.type, c.constants, c.user_function)
+                AggCall(
+                    c.function,
+                    tuple(cmap[a] for a in c.args),
+                    c.distinct,
+                    c.type,
+                    c.constants,
+                    c.user_function,
+                )
                 for c in (node.calls[i] for i in calls)
             )
             fields = node.fields_[:k] + tuple(node.fields_[k + i] for i in calls)
@@ -132,8 +143,12 @@ def prune_columns(plan: LogicalNode) -> LogicalNode:
             full = dict(lmap)
             for old, new in rmap.items():
                 full[old + lw] = new + new_lw
-            cond = remap_refs(node.condition, full) if node.condition is not None else None
-            out = node if (left is node.left and right is node.right) else Join(left, right, node.kind, cond)
+            join_cond = remap_refs(node.condition, full) if node.condition is not None else None
+            out = (
+                node
+                if (left is node.left and right is node.right)
+                else Join(left, right, node.kind, join_cond)
+            )
             mapping = dict(lmap) if semi else full
             return out, mapping
         if isinstance(node, Correlate):
@@ -145,7 +160,9 @@ def prune_columns(plan: LogicalNode) -> LogicalNode:
             if child is node.input:
                 return node, _identity(len(node.schema))
             fn = node.function
-            new_fn = TableFunction(fn.name, tuple(remap_refs(a, cmap) for a in fn.args), fn.output, fn.implementation)
+            new_fn = TableFunction(
+                fn.name, tuple(remap_refs(a, cmap) for a in fn.args), fn.output, fn.implementation
+            )
             out = Correlate(child, new_fn)
             new_iw = len(child.schema)
             mapping = dict(cmap)
