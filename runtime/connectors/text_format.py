@@ -52,8 +52,9 @@ def field_parser(F: Any, field: Any, t: Any) -> tuple[Any, Any]:
     elif t.name == "DATE":
         parsed = F.when(empty, F.lit(None).cast("date")).otherwise(F.to_date(field))
     elif t.is_integer:
-        # Java's Long.parseLong accepts no decimals; Spark's cast would truncate "1.5".
-        parsed = F.when(field.rlike(r"^[+-]?[0-9]+$"), field.cast(T.spark_sql_type(t)))
+        # Java's Long.parseLong accepts no decimals; Spark's cast would truncate
+        # "1.5" (and accepts nothing else Java rejects), so a '.' makes it bad.
+        parsed = F.when(~field.contains("."), field.cast(T.spark_sql_type(t)))
     else:
         parsed = F.when(~empty, field.cast(T.spark_sql_type(t)))
     bad = (~empty) & parsed.isNull() & (F.lower(field) != "null")
