@@ -276,9 +276,7 @@ def is_assignable(source: Any, target: Any) -> bool:
         return True  # implicit parse, as GeaFlow does for text sources
     if source.name in ("DATE", "TIMESTAMP") and target.name in ("DATE", "TIMESTAMP"):
         return True
-    if isinstance(source, StructType) and isinstance(target, StructType):
-        return True
-    return False
+    return isinstance(source, StructType) and isinstance(target, StructType)
 
 
 def common_type(a: Any, b: Any) -> Any | None:
