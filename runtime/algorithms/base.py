@@ -34,6 +34,12 @@ class AlgorithmGraph:
     new_vertices: Any = None
     # Per-(algorithm, call site) state kept between windows by incremental algorithms.
     state: dict[str, Any] = field(default_factory=dict)
+    # The graph's shardCount (GeaFlow runs an algorithm with one task per shard,
+    # and a few algorithms' results depend on which vertices share a task);
+    # None: look it up in the catalog by ``name``.
+    shard_count: int | None = None
+    # Number of edges when the caller knows it (saves a count to pick the engine).
+    edge_count: int | None = None
 
 
 class Algorithm:

@@ -56,6 +56,8 @@ class BuiltinAlgorithm(Algorithm):
     params: tuple[Param, ...] = ()
     outputs: tuple[Output, ...] = ()
     has_graphframes = False
+    # Whether the result depends on which vertices share a GeaFlow task (see triangles).
+    uses_shards = False
 
     # Arguments ---------------------------------------------------------------
     def usage(self) -> str:
@@ -122,6 +124,8 @@ class BuiltinAlgorithm(Algorithm):
     def run(self, ctx: Any, graph: AlgorithmGraph, args: list[Any]) -> Any:
         from . import engines
 
+        if self.uses_shards and graph.shard_count is None:
+            graph.shard_count = shard_count_of(ctx, graph)
         p = self.prepare(self.bind(list(args), graph.id_type), graph)
         opts = options_of(ctx)
         if self._use_graphframes(graph, opts):
@@ -148,6 +152,13 @@ class BuiltinAlgorithm(Algorithm):
                 "spark.jars.packages), or set the backend to builtin or auto"
             )
         return available and self.has_graphframes
+
+
+def shard_count_of(ctx: Any, graph: AlgorithmGraph) -> int:
+    """The graph's shardCount from the catalog (1 when unknown)."""
+    catalog = getattr(ctx, "catalog", None)
+    info = catalog.graph((graph.name,)) if catalog is not None and graph.name else None
+    return int(getattr(info, "shard_count", 1) or 1)
 
 
 def convert_arg(algorithm: str, param: Param, value: Any, id_type: Any) -> Any:

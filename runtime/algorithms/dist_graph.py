@@ -36,11 +36,17 @@ class DistGraph:
     def of(cls, graph: Any, needs: Needs) -> DistGraph:
         from pyspark.sql import functions as F
 
-        vcols = [F.col("id"), F.col("label").cast("string").alias("label")]
+        # Keep the first row of an id, as GeaFlow's state (keyed by id) and the
+        # local engine do; ``pos`` is the vertex's place in storage order.
+        vcols = [F.col("label").cast("string").alias("label")]
         vcols += [F.col(f"`{p}`").alias(p) for p in needs.vertex_props]
-        vertices = (
-            graph.vertices.where(F.col("id").isNotNull()).select(*vcols).dropDuplicates(["id"])
+        first = (
+            graph.vertices.where(F.col("id").isNotNull())
+            .withColumn("pos", F.monotonically_increasing_id())
+            .groupBy("id")
+            .agg(F.min(F.struct(F.col("pos"), *vcols)).alias("first"))
         )
+        vertices = first.select("id", "first.*")
         ecols = [F.col("src"), F.col("dst"), F.col("label").cast("string").alias("label")]
         ecols += [F.col(f"`{p}`").alias(p) for p in needs.edge_props]
         edges = graph.edges.where(F.col("src").isNotNull() & F.col("dst").isNotNull()).select(
@@ -75,6 +81,25 @@ class DistGraph:
 
         v = self.vertices if label is None else self.vertices.where(F.col("label") == F.lit(label))
         return v.select("id")
+
+
+def with_self(pairs: Any, ids: Any) -> Any:
+    """``pairs`` (a, b, ...) with ``own`` = False, plus one (v, v, own = True) row per vertex.
+
+    A superstep joins the vertex state with these once: the ``own`` row brings
+    each vertex its own state, the others bring its senders'.  Reading the
+    previous round's state a single time keeps the plan of a round linear in
+    the number of rounds (a frame used twice would double the plan each round).
+    """
+    from pyspark.sql import functions as F
+
+    extra = [c for c in pairs.columns if c not in ("a", "b")]
+    mine = ids.select(
+        F.col("id").alias("a"),
+        F.col("id").alias("b"),
+        *[F.lit(None).cast(pairs.schema[c].dataType).alias(c) for c in extra],
+    )
+    return pairs.withColumn("own", F.lit(False)).unionByName(mine.withColumn("own", F.lit(True)))
 
 
 def union_frame(graph: Any, needs: Needs) -> Any:

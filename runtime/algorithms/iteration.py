@@ -5,9 +5,9 @@ builds the next round's DataFrames (vertex state, frontier, ...) from this
 round's.  ``iterate`` runs the steps as rounds of a ``FunctionCycle`` under
 the CycleScheduler and keeps each round cheap:
 
-* **Convergence.**  ``check`` (optional) looks at the new frames and says
-  whether the iteration is done (no messages, nothing changed).  Its frames
-  are persisted first so the check and the next round share one computation.
+* **Convergence.**  ``check`` (optional) looks at the frames and says
+  whether the iteration is done (no messages, nothing changed); it runs where
+  the frames are materialised anyway (see ``iterate``).
 * **Lineage.**  Every ``interval`` rounds the frames are checkpointed (local
   checkpoint by default, a reliable one in a folder on request), so the plan
   of round 50 is no bigger than the plan of round 5.
@@ -59,11 +59,18 @@ def iterate(
     policy: CheckpointPolicy,
     trace: IterationTrace | None = None,
     measure: str | None = None,
+    check_every_round: bool = False,
 ) -> Frames:
     """Run ``step`` for up to ``max_rounds`` rounds; return the last frames.
 
-    ``measure`` names a frame whose plan size is recorded after every round
-    (tests use it to show that lineage does not grow).
+    Convergence is checked when lineage is cut (every ``interval`` rounds,
+    where the frames are materialised anyway), or every round when the policy
+    never cuts.  A round run after convergence changes nothing — no vertex
+    has anything left to send — so checking late costs a few cheap rounds and
+    saves a Spark job per round.  ``measure`` names a frame whose plan size is
+    recorded after every round (tests use it to show that lineage does not
+    grow).  ``check_every_round`` is for steps whose frames are cheap to look
+    at every round (they were materialised inside the step).
     """
     trace = trace if trace is not None else IterationTrace()
     state: dict[str, Any] = {"frames": frames, "persisted": [], "dirty": False}
@@ -72,15 +79,15 @@ def iterate(
 
     def one_round(round_no: int) -> tuple[bool, Any]:
         new_frames, check = step(state["frames"], round_no)
-        checkpoint_now = policy.interval > 0 and (round_no + 1) % policy.interval == 0
-        if checkpoint_now:
+        cut_now = policy.interval > 0 and (round_no + 1) % policy.interval == 0
+        if cut_now:
             new_frames = {k: cut_lineage(v, policy) for k, v in new_frames.items()}
             trace.checkpoints += 1
             _release(state["persisted"])
             state["dirty"] = False
         else:
             state["dirty"] = True
-            if check is not None:
+            if check is not None and policy.interval == 0:
                 new_frames = {k: v.persist() for k, v in new_frames.items()}
                 state["persisted"].append(list(new_frames.values()))
         state["frames"] = new_frames
@@ -89,12 +96,14 @@ def iterate(
             from runtime.spark_adapter import plan_size
 
             trace.plan_sizes.append(plan_size(new_frames[measure]))
-        done = check(new_frames) if check is not None else False
-        if check is not None and not checkpoint_now:
-            # The check computed this round's frames: older caches are no longer read.
-            older = state["persisted"][:-1]
-            _release(older)
-            state["persisted"] = state["persisted"][-1:]
+        done = False
+        if check is not None and (cut_now or policy.interval == 0 or check_every_round):
+            done = check(new_frames)
+            if policy.interval == 0:
+                # The check computed this round's frames: older caches are no longer read.
+                older = state["persisted"][:-1]
+                state["persisted"] = state["persisted"][-1:]
+                _release(older)
         return not done, None
 
     run_iteration(one_round, max_rounds)
@@ -102,7 +111,7 @@ def iterate(
     if state["dirty"] and policy.interval > 0:
         result = {k: cut_lineage(v, policy) for k, v in result.items()}
         trace.checkpoints += 1
-        _release(state["persisted"])
+    _release(state["persisted"])
     return result
 
 

@@ -128,3 +128,43 @@ def hashmap_bucket(hash_codes: np.ndarray, capacity: np.ndarray) -> np.ndarray:
     h = hash_codes.astype(np.int32).view(np.uint32).astype(np.int64)
     spread = h ^ (h >> 16)
     return spread & (capacity - 1)
+
+
+# ---------------------------------------------------------------------------
+# Which task of a graph's shards holds a vertex
+# ---------------------------------------------------------------------------
+
+
+def murmur_hash(codes: np.ndarray) -> np.ndarray:
+    """Murmur3's 32-bit hash of one int (seed 0), made non-negative as GeaFlow does."""
+    with np.errstate(over="ignore"):
+        k = codes.astype(np.int32).view(np.uint32).astype(np.uint64)
+        mask = np.uint64(0xFFFFFFFF)
+
+        def rotl(x: np.ndarray, r: int) -> np.ndarray:
+            return ((x << np.uint64(r)) | (x >> np.uint64(32 - r))) & mask
+
+        k = (k * np.uint64(0xCC9E2D51)) & mask
+        k = rotl(k, 15)
+        k = (k * np.uint64(0x1B873593)) & mask
+        h = rotl(k, 13)
+        h = (h * np.uint64(5) + np.uint64(0xE6546B64)) & mask
+        h ^= np.uint64(4)
+        h ^= h >> np.uint64(16)
+        h = (h * np.uint64(0x85EBCA6B)) & mask
+        h ^= h >> np.uint64(13)
+        h = (h * np.uint64(0xC2B2AE35)) & mask
+        h ^= h >> np.uint64(16)
+    signed = h.astype(np.uint32).view(np.int32).astype(np.int64)
+    return np.where(signed >= 0, signed, np.where(signed == -(2**31), 0, -signed))
+
+
+def shard_of(ids: np.ndarray, id_type: Any, shard_count: int) -> np.ndarray:
+    """The shard (= the task, when a graph runs at its shard count) of each vertex id.
+
+    GeaFlow assigns a vertex to key group ``murmur(id.hashCode()) % shards``;
+    an algorithm runs with one task per shard.
+    """
+    if shard_count <= 1:
+        return np.zeros(len(ids), dtype=np.int64)
+    return murmur_hash(java_hash_codes(ids, id_type)) % shard_count

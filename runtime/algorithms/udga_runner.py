@@ -32,7 +32,7 @@ from geaflow_sql.udga import AlgorithmContext, Edge, EdgeDirection, Vertex
 from .base import Algorithm, AlgorithmGraph
 from .dist_graph import Needs, union_frame
 from .engines import use_local
-from .iteration import iterate
+from .iteration import cut_lineage, iterate
 from .local_graph import LocalGraph
 from .options import RunOptions, options_of
 
@@ -357,7 +357,7 @@ def _run_distributed(
         "id", F.lit(None).cast("binary").alias("value")
     )
     empty_takes = adjacency.where(F.lit(False)).select(F.lit(None).cast("binary").alias("blob"))
-    outs: list[Any] = []
+    rounds_run = [0]
 
     def superstep(iteration: int, finishing: bool) -> Any:
         def run_batches(batches: Iterator[Any]) -> Iterator[Any]:
@@ -369,6 +369,7 @@ def _run_distributed(
 
     def step(frames: dict[str, Any], round_no: int) -> tuple[dict[str, Any], Any]:
         iteration = round_no + 1
+        rounds_run[0] = iteration
         state = frames["state"]
         if iteration == 1:
             active = adjacency.withColumn("inbox", F.lit(None).cast("array<binary>"))
@@ -378,8 +379,11 @@ def _run_distributed(
             )
             active = adjacency.join(inbox, "id")
         batch = active.join(state, "id", "left")
-        out = batch.mapInPandas(superstep(iteration, False), out_schema).persist()
-        outs.append(out)
+        # User code runs once per superstep: materialise its output before
+        # three frames read it (this also keeps each round's plan a leaf).
+        out = cut_lineage(
+            batch.mapInPandas(superstep(iteration, False), out_schema), opts.checkpoint
+        )
         values = out.where(F.col("kind") == VALUE).select("id", F.col("blob").alias("value"))
         new_state = state.join(values.select("id"), "id", "left_anti").unionByName(values)
         messages = out.where(F.col("kind") == MESSAGE).select("id", "blob")
@@ -391,8 +395,8 @@ def _run_distributed(
         "messages": empty_state.select("id", F.col("value").alias("blob")),
         "takes": empty_takes,
     }
-    frames = iterate(start, step, bound, opts.checkpoint)
-    rounds = len(outs)
+    frames = iterate(start, step, bound, opts.checkpoint, check_every_round=True)
+    rounds = rounds_run[0]
     last = frames["state"]
     finish = adjacency.withColumn("inbox", F.lit(None).cast("array<binary>")).join(
         last, "id", "left"
@@ -407,10 +411,7 @@ def _run_distributed(
         if rows:
             yield _rows_batch(rows, schema)
 
-    result = takes.coalesce(1).mapInArrow(decode, schema).localCheckpoint(eager=True)
-    for out in outs:
-        out.unpersist()
-    return result
+    return takes.coalesce(1).mapInArrow(decode, schema).localCheckpoint(eager=True)
 
 
 def _no_messages(frames: dict[str, Any]) -> bool:

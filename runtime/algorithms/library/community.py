@@ -27,7 +27,7 @@ from typing import Any
 import numpy as np
 
 from ..builtin import ID, BuiltinAlgorithm, Output, Param
-from ..dist_graph import DistGraph, Needs
+from ..dist_graph import DistGraph, Needs, with_self
 from ..iteration import iterate
 from ..java_compat import hashmap_bucket, hashmap_capacity, java_hash_codes
 from ..local_graph import LocalGraph
@@ -107,59 +107,72 @@ class Louvain(BuiltinAlgorithm):
         pairs = both.join(ids.withColumnRenamed("id", "a"), "a", "left_semi").join(
             ids.withColumnRenamed("id", "b"), "b", "left_semi"
         )
-        hashes = java_hash_frame(ids, dg.id_type)
-        start = hashes.select(
-            "id",
-            F.col("id").alias("community"),
-            F.col("hash").alias("chash"),
-            F.lit(True).alias("changed"),
+        links = with_self(pairs, ids).cache()
+        start = (
+            java_hash_frame(ids, dg.id_type)
+            .join(ki, "id", "left")
+            .select(
+                "id",
+                F.col("id").alias("community"),
+                F.col("hash").alias("chash"),
+                F.coalesce("ki", F.lit(0.0)).alias("ki"),
+                F.lit(True).alias("changed"),
+            )
         )
 
         def step(frames: dict[str, Any], round_no: int) -> tuple[dict[str, Any], Any]:
+            # One pass over state joined with edge lists: per (vertex, community)
+            # the weight received (k_in) and whether it is the vertex's own row.
             state = frames["state"]
-            k_in = (
-                state.join(pairs, state["id"] == pairs["a"])
+            grouped = (
+                state.join(links, state["id"] == links["a"])
                 .groupBy(F.col("b").alias("t"), "community", "chash")
-                .agg(F.sum("w").alias("k_in"))
+                .agg(
+                    F.sum(F.when(~F.col("own"), F.col("w"))).alias("k_in"),
+                    F.max("own").alias("is_own"),
+                    F.max(F.when(F.col("own"), F.col("ki"))).alias("own_ki"),
+                )
             )
             per_target = Window.partitionBy("t")
-            size = F.count("*").over(per_target)
+            candidate = F.col("k_in").isNotNull()
+            size = F.count("k_in").over(per_target)
             capacity = F.greatest(
                 F.lit(16), F.pow(F.lit(2), F.ceil(F.log2(size * 4 / 3) - F.lit(1e-9)))
             ).cast("int")
             spread = F.col("chash").bitwiseXOR(F.shiftrightunsigned(F.col("chash"), 16))
-            ranked = (
-                k_in.join(ki.withColumnRenamed("id", "t"), "t")
-                .withColumn("bucket", spread.bitwiseAND(capacity - 1))
-                .withColumn("gain", _gain_expr(F.col("k_in"), F.col("ki")))
-                .withColumn(
-                    "pos",
-                    F.row_number().over(
-                        per_target.orderBy(
-                            F.col("gain").desc(), F.col("bucket"), F.col("community")
-                        )
-                    ),
-                )
-                .where((F.col("pos") == 1) & (F.col("gain") > 0))
-                .select(
-                    F.col("t").alias("id"),
-                    F.col("community").alias("best"),
-                    F.col("chash").alias("best_hash"),
-                )
+            gain = _gain_expr(F.col("k_in"), F.max("own_ki").over(per_target))
+            order = per_target.orderBy(
+                candidate.desc(), gain.desc(), spread.bitwiseAND(capacity - 1), F.col("community")
             )
-            nxt = state.join(ranked, "id", "left").select(
+            ranked = grouped.select(
+                "t",
+                "community",
+                "chash",
+                F.max("own_ki").over(per_target).alias("ki"),
+                F.max(F.when(F.col("is_own"), F.col("community"))).over(per_target).alias("old"),
+                F.max(F.when(F.col("is_own"), F.col("chash"))).over(per_target).alias("old_hash"),
+                (candidate & (F.row_number().over(order) == 1) & (gain > 0)).alias("wins"),
+            )
+            best = ranked.groupBy(F.col("t").alias("id")).agg(
+                F.first("ki").alias("ki"),
+                F.first("old").alias("old"),
+                F.first("old_hash").alias("old_hash"),
+                F.max(F.when(F.col("wins"), F.col("community"))).alias("best"),
+                F.max(F.when(F.col("wins"), F.col("chash"))).alias("best_hash"),
+            )
+            nxt = best.select(
                 "id",
-                F.coalesce("best", "community").alias("community"),
-                F.coalesce("best_hash", "chash").alias("chash"),
-                (F.col("best").isNotNull() & (F.col("best") != F.col("community"))).alias(
-                    "changed"
-                ),
+                F.coalesce("best", "old").alias("community"),
+                F.coalesce("best_hash", "old_hash").alias("chash"),
+                "ki",
+                (F.col("best").isNotNull() & (F.col("best") != F.col("old"))).alias("changed"),
             )
             return {"state": nxt}, _settled
 
         state = iterate(
             {"state": start}, step, self.rounds(p, opts.max_iterations), opts.checkpoint
         )["state"]
+        links.unpersist()
         return state.select("id", "community")
 
 

@@ -28,7 +28,7 @@ import numpy as np
 from geaflow_sql import types as T
 
 from ..builtin import ID, BuiltinAlgorithm, Output, Param
-from ..dist_graph import DistGraph
+from ..dist_graph import DistGraph, with_self
 from ..iteration import iterate
 from ..java_compat import string_ranks
 from ..local_graph import LocalGraph
@@ -57,41 +57,55 @@ def real_pairs(g: LocalGraph, direction: str) -> tuple[np.ndarray, np.ndarray]:
 
 def min_propagate(values: np.ndarray, a: np.ndarray, b: np.ndarray, rounds: int) -> np.ndarray:
     """Each round every receiver keeps min(own, senders'); stops early at the fixed point."""
+    return min_propagate_rounds(values, a, b, rounds)[0]
+
+
+def min_propagate_rounds(
+    values: np.ndarray, a: np.ndarray, b: np.ndarray, rounds: int
+) -> tuple[np.ndarray, int]:
+    """``min_propagate`` and the number of rounds it ran (the last one changes nothing)."""
     if not len(a) or rounds <= 0:
-        return values
+        return values, 0
     order = np.argsort(b, kind="stable")
     a, b = a[order], b[order]
     starts = np.flatnonzero(np.r_[True, b[1:] != b[:-1]])
     receivers = b[starts]
     values = values.copy()
+    ran = 0
     for _ in range(rounds):
+        ran += 1
         best = np.minimum.reduceat(values[a], starts)
         new = np.minimum(values[receivers], best)
         if np.array_equal(new, values[receivers]):
             break
         values[receivers] = new
-    return values
+    return values, ran
 
 
-def min_propagate_distributed(start: Any, pairs: Any, rounds: int, opts: RunOptions) -> Any:
+def min_propagate_distributed(
+    start: Any, pairs: Any, ids: Any, rounds: int, opts: RunOptions
+) -> Any:
     """(id, label): min-propagation of string labels in supersteps."""
     from pyspark.sql import functions as F
 
+    links = with_self(pairs, ids).cache()
+
     def step(frames: dict[str, Any], round_no: int) -> tuple[dict[str, Any], Any]:
         state = frames["state"]
-        received = (
-            state.join(pairs, state["id"] == pairs["a"])
+        nxt = (
+            state.join(links, state["id"] == links["a"])
             .groupBy(F.col("b").alias("id"))
-            .agg(F.min("label").alias("best"))
-        )
-        nxt = state.join(received, "id", "left").select(
-            "id",
-            F.least("label", F.coalesce("best", "label")).alias("label"),
-            (F.coalesce("best", "label") < F.col("label")).alias("changed"),
+            .agg(
+                F.min("label").alias("label"),
+                F.max(F.when(F.col("own"), F.col("label"))).alias("old"),
+            )
+            .select("id", "label", (F.col("label") < F.col("old")).alias("changed"))
         )
         return {"state": nxt}, _nothing_changed
 
-    return iterate({"state": start}, step, rounds, opts.checkpoint)["state"].select("id", "label")
+    out = iterate({"state": start}, step, rounds, opts.checkpoint)["state"].select("id", "label")
+    links.unpersist()
+    return out
 
 
 def _nothing_changed(frames: dict[str, Any]) -> bool:
@@ -129,7 +143,7 @@ class _MinLabel(BuiltinAlgorithm):
     def distributed(self, dg: DistGraph, p: dict[str, Any], opts: RunOptions) -> Any:
         rounds = update_rounds(p["iterations"], opts.max_iterations)
         return min_propagate_distributed(
-            _string_labels(dg), _real(dg, self.direction), rounds, opts
+            _string_labels(dg), _real(dg, self.direction), dg.vertex_ids(), rounds, opts
         )
 
 
@@ -208,36 +222,47 @@ class LabelPropagation(BuiltinAlgorithm):
         return [vids, vids[order[label]]]
 
     def distributed(self, dg: DistGraph, p: dict[str, Any], opts: RunOptions) -> Any:
+        from pyspark.sql import Window
         from pyspark.sql import functions as F
 
-        pairs = _real(dg, "BOTH")
+        links = with_self(_real(dg, "BOTH"), dg.vertex_ids()).cache()
         start = _string_labels(dg).withColumn("changed", F.lit(True))
 
         def step(frames: dict[str, Any], round_no: int) -> tuple[dict[str, Any], Any]:
+            # One pass over (state joined with edge lists): the own row carries a
+            # vertex's label; rows from senders that changed carry messages (a
+            # vertex that changed also messages itself).
             state = frames["state"]
-            senders = state.where("changed").select("id", "label")
-            messages = (
-                senders.join(pairs, senders["id"] == pairs["a"])
-                .select(F.col("b").alias("t"), "label")
-                .unionByName(senders.select(F.col("id").alias("t"), "label"))
+            rows = state.join(links, state["id"] == links["a"])
+            sent = F.col("changed")
+            per_label = rows.groupBy(F.col("b").alias("id"), "label").agg(
+                F.sum(F.when(sent, 1).otherwise(0)).alias("n"),
+                F.max(F.col("own")).alias("is_own"),
             )
-            counts = messages.groupBy("t", "label").agg(F.count("*").alias("n"))
-            top = counts.groupBy("t").agg(F.max("n").alias("top"))
-            best = (
-                counts.join(top, "t")
-                .where(F.col("n") == F.col("top"))
-                .groupBy(F.col("t").alias("id"))
-                .agg(F.min("label").alias("best"))
-            )
-            nxt = state.join(best, "id", "left").select(
+            per_vertex = Window.partitionBy("id")
+            ranked = per_label.select(
                 "id",
-                F.least("label", F.coalesce("best", "label")).alias("label"),
-                (F.coalesce("best", "label") < F.col("label")).alias("changed"),
+                "label",
+                "n",
+                F.max("n").over(per_vertex).alias("top"),
+                F.max(F.when(F.col("is_own"), F.col("label"))).over(per_vertex).alias("old"),
+            )
+            best = ranked.groupBy("id").agg(
+                F.first("old").alias("old"),
+                F.min(
+                    F.when((F.col("n") == F.col("top")) & (F.col("top") > 0), F.col("label"))
+                ).alias("best"),
+            )
+            nxt = best.select(
+                "id",
+                F.least("old", F.coalesce("best", "old")).alias("label"),
+                (F.coalesce("best", "old") < F.col("old")).alias("changed"),
             )
             return {"state": nxt}, _nothing_changed
 
         rounds = update_rounds(p["iterations"], opts.max_iterations)
         state = iterate({"state": start}, step, rounds, opts.checkpoint)["state"]
+        links.unpersist()
         return state.select("id", F.col("label").cast(T.spark_sql_type(dg.id_type)).alias("label"))
 
 

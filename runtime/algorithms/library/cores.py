@@ -19,7 +19,7 @@ import numpy as np
 from geaflow_sql import types as T
 
 from ..builtin import ID, BuiltinAlgorithm, Output, Param
-from ..dist_graph import DistGraph
+from ..dist_graph import DistGraph, with_self
 from ..iteration import iterate
 from ..local_graph import LocalGraph
 from ..options import RunOptions
@@ -52,27 +52,33 @@ class KCore(BuiltinAlgorithm):
         from pyspark.sql import functions as F
 
         k = int(p["k"])
-        pairs = _real(dg, "BOTH")
+        links = with_self(_real(dg, "BOTH"), dg.vertex_ids()).cache()
         start = dg.vertex_ids().select(
             "id", F.lit(-1).cast("long").alias("value"), F.lit(True).alias("changed")
         )
 
         def step(frames: dict[str, Any], round_no: int) -> tuple[dict[str, Any], Any]:
+            # The own row carries a vertex's value; the others count one message
+            # from each neighbour still active (value != 0).
             state = frames["state"]
-            active = state.where(F.col("value") != 0).select("id")
-            received = (
-                active.join(pairs, active["id"] == pairs["a"])
-                .groupBy(F.col("b").alias("id"))
-                .agg(F.count("*").alias("received"))
+            rows = state.join(links, state["id"] == links["a"])
+            message = (~F.col("own")) & (F.col("value") != 0)
+            summed = rows.groupBy(F.col("b").alias("id")).agg(
+                F.sum(F.when(message, 1).otherwise(0)).alias("received"),
+                F.max(F.when(F.col("own"), F.col("value"))).alias("old"),
             )
-            count = F.coalesce(F.col("received"), F.lit(0))
-            new = F.when(F.col("value") == 0, F.lit(0)).when(count < k, F.lit(0)).otherwise(count)
-            nxt = state.join(received, "id", "left").select(
-                "id", new.cast("long").alias("value"), (new != F.col("value")).alias("changed")
+            new = (
+                F.when(F.col("old") == 0, F.lit(0))
+                .when(F.col("received") < k, F.lit(0))
+                .otherwise(F.col("received"))
+            )
+            nxt = summed.select(
+                "id", new.cast("long").alias("value"), (new != F.col("old")).alias("changed")
             )
             return {"state": nxt}, _settled
 
         state = iterate({"state": start}, step, opts.max_iterations - 1, opts.checkpoint)["state"]
+        links.unpersist()
         return state.select("id", "value")
 
 

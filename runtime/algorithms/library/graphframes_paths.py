@@ -17,7 +17,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..dist_graph import DistGraph
+from ..dist_graph import DistGraph, with_self
 from ..iteration import iterate
 from ..options import RunOptions
 
@@ -47,7 +47,11 @@ def bounded_distances(source: Any, pairs: Any, allowed: Any, max_depth: int) -> 
 def page_rank(
     dg: DistGraph, damping: float, threshold: float, rounds: int, opts: RunOptions
 ) -> Any:
-    """GeaFlow's PageRank (see ``ranking``) with one ``aggregateMessages`` per round."""
+    """GeaFlow's PageRank (see ``ranking``) with one ``aggregateMessages`` per round.
+
+    Every vertex also has a self edge marked ``own`` so one aggregation brings
+    it its own rank as well as its in-neighbours' shares.
+    """
     from graphframes.lib import AggregateMessages as AM
     from pyspark.sql import functions as F
 
@@ -55,36 +59,42 @@ def page_rank(
     outdeg = dg.edges.groupBy(F.col("src").alias("id")).agg(
         F.count("*").cast("double").alias("outdeg")
     )
-    links = dg.edges.select("src", "dst").join(
-        ids.withColumnRenamed("id", "dst"), "dst", "left_semi"
+    real = dg.edges.select(F.col("src").alias("a"), F.col("dst").alias("b")).join(
+        ids.withColumnRenamed("id", "b"), "b", "left_semi"
     )
+    edges = with_self(real, ids).select(F.col("a").alias("src"), F.col("b").alias("dst"), "own")
     start = ids.join(outdeg, "id", "left").select(
         "id",
         F.coalesce("outdeg", F.lit(0.0)).alias("outdeg"),
         F.lit(1.0).alias("pr"),
         F.lit(1.0).alias("sent"),
     )
+    own = AM.edge["own"]
+    message = F.struct(
+        F.when(
+            ~own & (AM.src["outdeg"] > 0), F.greatest(AM.src["sent"] / AM.src["outdeg"], F.lit(0.0))
+        ).alias("share"),
+        F.when(own, AM.src["pr"]).alias("pr"),
+        F.when(own, AM.src["outdeg"]).alias("outdeg"),
+    )
 
     def step(frames: dict[str, Any], round_no: int) -> tuple[dict[str, Any], Any]:
-        state = frames["state"]
-        share = F.when(
-            AM.src["outdeg"] > 0, F.greatest(AM.src["sent"] / AM.src["outdeg"], F.lit(0.0))
-        )
-        received = _graph(state, links).aggregateMessages(
-            [F.sum(AM.msg).alias("sum")], sendToDst=[share]
+        received = _graph(frames["state"], edges).aggregateMessages(
+            [
+                F.sum(AM.msg["share"]).alias("sum"),
+                F.max(AM.msg["pr"]).alias("old"),
+                F.max(AM.msg["outdeg"]).alias("outdeg"),
+            ],
+            sendToDst=[message],
         )
         new = F.lit(1 - damping) + F.coalesce(F.col("sum"), F.lit(0.0)) * F.lit(damping)
-        nxt = (
-            state.join(received, "id", "left")
-            .withColumn("new", new)
-            .select(
-                "id",
-                "outdeg",
-                F.col("new").alias("pr"),
-                F.when(F.abs(F.col("pr") - F.col("new")) > F.lit(threshold), F.col("new"))
-                .otherwise(F.col("pr"))
-                .alias("sent"),
-            )
+        nxt = received.withColumn("new", new).select(
+            "id",
+            "outdeg",
+            F.col("new").alias("pr"),
+            F.when(F.abs(F.col("old") - F.col("new")) > F.lit(threshold), F.col("new"))
+            .otherwise(F.col("old"))
+            .alias("sent"),
         )
         return {"state": nxt}, None
 
@@ -96,18 +106,21 @@ def min_label(dg: DistGraph, start: Any, pairs: Any, rounds: int, opts: RunOptio
     from graphframes.lib import AggregateMessages as AM
     from pyspark.sql import functions as F
 
-    edges = pairs.select(F.col("a").alias("src"), F.col("b").alias("dst"))
+    edges = with_self(pairs, dg.vertex_ids()).select(
+        F.col("a").alias("src"), F.col("b").alias("dst"), "own"
+    )
+    message = F.struct(AM.src["label"].alias("label"), AM.edge["own"].alias("own"))
 
     def step(frames: dict[str, Any], round_no: int) -> tuple[dict[str, Any], Any]:
         state = frames["state"].select("id", "label")
         received = _graph(state, edges).aggregateMessages(
-            [F.min(AM.msg).alias("best")], sendToDst=[AM.src["label"]]
+            [
+                F.min(AM.msg["label"]).alias("label"),
+                F.max(F.when(AM.msg["own"], AM.msg["label"])).alias("old"),
+            ],
+            sendToDst=[message],
         )
-        nxt = state.join(received, "id", "left").select(
-            "id",
-            F.least("label", F.coalesce("best", "label")).alias("label"),
-            (F.coalesce("best", "label") < F.col("label")).alias("changed"),
-        )
+        nxt = received.select("id", "label", (F.col("label") < F.col("old")).alias("changed"))
         return {"state": nxt}, _nothing_changed
 
     return iterate({"state": start}, step, rounds, opts.checkpoint)["state"].select("id", "label")

@@ -31,7 +31,7 @@ from scipy.sparse import csgraph
 from geaflow_sql import types as T
 
 from ..builtin import ID, BuiltinAlgorithm, Output, Param
-from ..dist_graph import DistGraph, Needs
+from ..dist_graph import DistGraph, Needs, with_self
 from ..iteration import iterate
 from ..java_compat import hashmap_bucket, hashmap_capacity, java_hash_codes
 from ..local_graph import LocalGraph
@@ -68,32 +68,46 @@ def hop_distances_distributed(
 ) -> Any:
     """(id, dist) of vertices within ``max_depth`` hops, one superstep per hop.
 
-    ``pairs`` are (a, b) hops; ``allowed`` the ids that may be entered.
+    ``pairs`` are (a, b) hops and ``allowed`` the ids that run (only they relay
+    and are entered).  The state has a row per allowed vertex, ``dist`` null
+    until reached; round r expands the rows with ``dist == r``.
     """
     from pyspark.sql import functions as F
 
-    start = allowed.where(F.col("id") == F.lit(source)).select(
-        "id", F.lit(0).cast("long").alias("dist")
+    hops = pairs.join(allowed.withColumnRenamed("id", "a"), "a", "left_semi").join(
+        allowed.withColumnRenamed("id", "b"), "b", "left_semi"
+    )
+    links = with_self(hops.select("a", "b"), allowed).cache()
+    start = allowed.select(
+        "id", F.when(F.col("id") == F.lit(source), F.lit(0)).cast("long").alias("dist")
     )
 
     def step(frames: dict[str, Any], round_no: int) -> tuple[dict[str, Any], Any]:
-        frontier, visited = frames["frontier"], frames["visited"]
-        reached = (
-            frontier.join(pairs, frontier["id"] == pairs["a"])
-            .select(F.col("b").alias("id"))
-            .distinct()
-            .join(allowed, "id", "left_semi")
-            .join(visited, "id", "left_anti")
-            .select("id", F.lit(round_no + 1).cast("long").alias("dist"))
+        state = frames["visited"]
+        reached = F.when(~F.col("own") & (F.col("dist") == round_no), F.lit(round_no + 1))
+        nxt = (
+            state.join(links, state["id"] == links["a"])
+            .groupBy(F.col("b").alias("id"))
+            .agg(
+                F.max(F.when(F.col("own"), F.col("dist"))).alias("old"),
+                F.min(reached).alias("new"),
+            )
+            .select("id", F.coalesce("old", "new").cast("long").alias("dist"))
         )
-        return {"frontier": reached, "visited": visited.unionByName(reached)}, _frontier_empty
+        return {"visited": nxt}, _frontier_empty(round_no + 1)
 
-    frames = iterate({"frontier": start, "visited": start}, step, max_depth, opts.checkpoint)
-    return frames["visited"]
+    frames = iterate({"visited": start}, step, max_depth, opts.checkpoint)
+    links.unpersist()
+    return frames["visited"].where(F.col("dist").isNotNull())
 
 
-def _frontier_empty(frames: dict[str, Any]) -> bool:
-    return frames["frontier"].isEmpty()
+def _frontier_empty(depth: int) -> Any:
+    def check(frames: dict[str, Any]) -> bool:
+        from pyspark.sql import functions as F
+
+        return frames["visited"].where(F.col("dist") == depth).isEmpty()
+
+    return check
 
 
 # ---------------------------------------------------------------------------
@@ -295,26 +309,41 @@ class AllSourceShortestPath(BuiltinAlgorithm):
     def distributed(self, dg: DistGraph, p: dict[str, Any], opts: RunOptions) -> Any:
         from pyspark.sql import functions as F
 
-        pairs = dg.pairs("OUT").join(dg.vertex_ids().withColumnRenamed("id", "b"), "b", "left_semi")
-        start = dg.vertex_ids().select(
-            F.col("id").alias("src"), F.col("id").alias("id"), F.array(F.col("id")).alias("path")
+        ids = dg.vertex_ids()
+        pairs = dg.pairs("OUT").join(ids.withColumnRenamed("id", "b"), "b", "left_semi")
+        links = with_self(pairs, ids).cache()
+        start = ids.select(
+            F.col("id").alias("src"),
+            F.col("id").alias("id"),
+            F.array(F.col("id")).alias("path"),
+            F.lit(0).cast("long").alias("dist"),
         )
 
         def step(frames: dict[str, Any], round_no: int) -> tuple[dict[str, Any], Any]:
-            frontier, visited = frames["frontier"], frames["visited"]
-            reached = (
-                frontier.join(pairs, frontier["id"] == pairs["a"])
-                .where(F.col("b") != F.col("src"))
-                .select("src", F.col("b").alias("id"), F.concat("path", F.array("b")).alias("path"))
-                .join(visited.select("src", "id"), ["src", "id"], "left_anti")
-                .groupBy("src", "id")
-                .agg(F.min("path").alias("path"))
+            # One pass: own rows keep what (src, vertex) already has; rows from
+            # the frontier (dist == round) offer the path one hop longer.
+            state = frames["visited"]
+            offer = ~F.col("own") & (F.col("dist") == round_no) & (F.col("b") != F.col("src"))
+            nxt = (
+                state.join(links, state["id"] == links["a"])
+                .groupBy("src", F.col("b").alias("id"))
+                .agg(
+                    F.max(F.when(F.col("own"), F.col("path"))).alias("old_path"),
+                    F.max(F.when(F.col("own"), F.col("dist"))).alias("old_dist"),
+                    F.min(F.when(offer, F.concat("path", F.array("b")))).alias("new_path"),
+                )
+                .where(F.col("old_path").isNotNull() | F.col("new_path").isNotNull())
+                .select(
+                    "src",
+                    "id",
+                    F.coalesce("old_path", "new_path").alias("path"),
+                    F.coalesce("old_dist", F.lit(round_no + 1).cast("long")).alias("dist"),
+                )
             )
-            return {"frontier": reached, "visited": visited.unionByName(reached)}, _frontier_empty
+            return {"visited": nxt}, _frontier_empty(round_no + 1)
 
-        frames = iterate(
-            {"frontier": start, "visited": start}, step, opts.max_iterations - 1, opts.checkpoint
-        )
+        frames = iterate({"visited": start}, step, opts.max_iterations - 1, opts.checkpoint)
+        links.unpersist()
         found = frames["visited"].where(F.col("src") != F.col("id"))
         grouped = dg.vertex_ids().join(
             found.groupBy("id").agg(F.collect_list(F.struct("src", "path")).alias("paths")),

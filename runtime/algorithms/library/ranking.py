@@ -23,7 +23,7 @@ import numpy as np
 from geaflow_sql import types as T
 
 from ..builtin import ID, BuiltinAlgorithm, Output, Param
-from ..dist_graph import DistGraph
+from ..dist_graph import DistGraph, with_self
 from ..iteration import iterate
 from ..local_graph import LocalGraph
 from ..options import RunOptions
@@ -68,52 +68,47 @@ class PageRank(BuiltinAlgorithm):
         from pyspark.sql import functions as F
 
         alpha, threshold = float(p["damping"]), float(p["threshold"])
+        ids = dg.vertex_ids()
         outdeg = dg.edges.groupBy(F.col("src").alias("id")).agg(
             F.count("*").cast("double").alias("outdeg")
         )
-        links = dg.edges.select("src", "dst").join(
-            dg.vertex_ids().withColumnRenamed("id", "dst"), "dst", "left_semi"
+        real = dg.edges.select(F.col("src").alias("a"), F.col("dst").alias("b")).join(
+            ids.withColumnRenamed("id", "b"), "b", "left_semi"
         )
-        start = (
-            dg.vertex_ids()
-            .join(outdeg, "id", "left")
-            .select(
-                "id",
-                F.coalesce("outdeg", F.lit(0.0)).alias("outdeg"),
-                F.lit(1.0).alias("pr"),
-                F.lit(1.0).alias("sent"),
-            )
+        links = with_self(real, ids).cache()
+        start = ids.join(outdeg, "id", "left").select(
+            "id",
+            F.coalesce("outdeg", F.lit(0.0)).alias("outdeg"),
+            F.lit(1.0).alias("pr"),
+            F.lit(1.0).alias("sent"),
         )
 
         def step(frames: dict[str, Any], round_no: int) -> tuple[dict[str, Any], Any]:
+            # One pass: own rows carry a vertex's rank and out-degree, the others
+            # its in-neighbours' shares.
             state = frames["state"]
-            share = state.where(F.col("outdeg") > 0).select(
-                F.col("id").alias("src"),
-                F.greatest(F.col("sent") / F.col("outdeg"), F.lit(0.0)).alias("share"),
-            )
-            received = (
-                share.join(links, "src")
-                .groupBy(F.col("dst").alias("id"))
-                .agg(F.sum("share").alias("sum"))
+            rows = state.join(links, state["id"] == links["a"])
+            share = F.greatest(F.col("sent") / F.col("outdeg"), F.lit(0.0))
+            summed = rows.groupBy(F.col("b").alias("id")).agg(
+                F.sum(F.when(~F.col("own") & (F.col("outdeg") > 0), share)).alias("sum"),
+                F.max(F.when(F.col("own"), F.col("pr"))).alias("old"),
+                F.max(F.when(F.col("own"), F.col("outdeg"))).alias("outdeg"),
             )
             new = F.lit(1 - alpha) + F.coalesce(F.col("sum"), F.lit(0.0)) * F.lit(alpha)
-            nxt = (
-                state.join(received, "id", "left")
-                .withColumn("new", new)
-                .select(
-                    "id",
-                    "outdeg",
-                    F.col("new").alias("pr"),
-                    F.when(F.abs(F.col("pr") - F.col("new")) > F.lit(threshold), F.col("new"))
-                    .otherwise(F.col("pr"))
-                    .alias("sent"),
-                )
+            nxt = summed.withColumn("new", new).select(
+                "id",
+                "outdeg",
+                F.col("new").alias("pr"),
+                F.when(F.abs(F.col("old") - F.col("new")) > F.lit(threshold), F.col("new"))
+                .otherwise(F.col("old"))
+                .alias("sent"),
             )
             return {"state": nxt}, None
 
         frames = iterate(
             {"state": start}, step, self.rounds(p, opts.max_iterations), opts.checkpoint
         )
+        links.unpersist()
         return frames["state"].select("id", "pr")
 
     def graphframes(self, dg: DistGraph, p: dict[str, Any], opts: RunOptions) -> Any:

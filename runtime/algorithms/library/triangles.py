@@ -3,9 +3,6 @@
 Both exchange neighbour sets once (BOTH directions) and count common members.
 GeaFlow's facts, restated:
 
-* A vertex label, when given, leaves the other-label vertices out: they run
-  nothing and are removed from everyone's neighbour sets.  An edge end with no
-  vertex still counts as a neighbour.
 * ``triangle_count``: a vertex receives its neighbour's set once per entry of
   that neighbour's edge list (parallel edges repeat it) and reports
   ``sum(|N(u) & N(v)|) / 2``, integer division — the number of triangles on a
@@ -15,6 +12,16 @@ GeaFlow's facts, restated:
   the others report ``t / (degree * (degree - 1))`` where t counts, over the
   neighbours u that sent, ``|N(u) & N(v)|`` — networkx's clustering on a simple
   graph.  Arguments: ``(label)``, ``(label, min_degree)`` or ``(min_degree)``.
+* **The label filter is local to a task.**  GeaFlow runs an algorithm with one
+  task per shard of the graph (``shardCount``; a vertex's shard is
+  ``murmur3(id.hashCode()) % shards``) and each task remembers only the
+  other-label vertices *it* has visited.  So an other-label vertex w is left
+  out of v's neighbour set only when w is in v's shard — and, when
+  cluster_coefficient first collects the set (superstep 1), only if w came
+  before v in storage order; the later supersteps drop every such w of the
+  shard.  The other-label vertices themselves never report.  With one shard
+  and the other-label vertices stored last this is exactly "count inside the
+  label's subgraph".  An edge end without a vertex always counts.
 * GeaFlow reports triangle counts in its second superstep and coefficients in
   its third; a ``geaflow.dsl.max.traversal`` below that reports nothing.
 """
@@ -31,6 +38,7 @@ from geaflow_sql.errors import ValidationError
 
 from ..builtin import ID, BuiltinAlgorithm, Output, Param
 from ..dist_graph import DistGraph, Needs
+from ..java_compat import shard_of
 from ..local_graph import LocalGraph
 from ..options import RunOptions
 from ..registry import register_algorithm
@@ -38,25 +46,118 @@ from ..registry import register_algorithm
 _PLAN = "org.apache.geaflow.dsl.udf.graph."
 
 
-def _membership(g: LocalGraph, label: str | None) -> tuple[np.ndarray, np.ndarray]:
-    """(runs, excluded): vertices that run the program, nodes left out of neighbour sets."""
-    runs = np.zeros(g.n, dtype=bool)
-    runs[: g.nv] = g.label_mask(label)
-    excluded = g.is_vertex & ~runs
-    return runs, excluded
+# ---------------------------------------------------------------------------
+# Local
+# ---------------------------------------------------------------------------
 
 
-def _neighbour_sets(g: LocalGraph, runs: np.ndarray, excluded: np.ndarray) -> sp.csr_matrix:
-    """Binary N[u, w]: w is in u's neighbour set (rows of running vertices only)."""
-    owner, other = g.both_pairs
-    keep = runs[owner] & ~excluded[other]
-    m = g.matrix(owner[keep], other[keep])
+class _Layout:
+    """Who runs, who is filtered out, and each vertex's shard and storage position."""
+
+    def __init__(self, g: LocalGraph, label: str | None, shard_count: int) -> None:
+        n, nv = g.n, g.nv
+        self.runs = np.zeros(n, dtype=bool)
+        self.runs[:nv] = g.label_mask(label)
+        self.excluded = g.is_vertex & ~self.runs
+        self.shard = np.full(n, -1, dtype=np.int64)
+        self.shard[:nv] = shard_of(g.ids[:nv], g.id_type_or_guess, shard_count)
+        self.shards = max(1, shard_count)
+
+    def drop_columns(self, m: sp.csr_matrix, shard: int) -> sp.csr_matrix:
+        """``m`` without the columns of the filtered-out vertices of ``shard``."""
+        keep = ~(self.excluded & (self.shard == shard))
+        return (m @ sp.diags(keep.astype(np.float64))).tocsr()
+
+
+def _binary(g: LocalGraph, owner: np.ndarray, other: np.ndarray) -> sp.csr_matrix:
+    m = g.matrix(owner, other)
     m.data[:] = 1.0
     return m
 
 
+def _per_shard_common(layout: _Layout, senders: sp.csr_matrix, sets: sp.csr_matrix) -> np.ndarray:
+    """For each receiver v: sum over messages u -> v (``senders[u, v]`` times) of
+    |sets[u] & sets[v]| without the filtered-out vertices of v's shard."""
+    total = np.zeros(sets.shape[0], dtype=np.int64)
+    for s in range(layout.shards):
+        mine = layout.shard == s
+        if not mine.any():
+            continue
+        kept = layout.drop_columns(sets, s)
+        common = np.asarray((senders.T @ kept).multiply(kept).sum(axis=1)).ravel()
+        total[mine] = np.rint(common[mine]).astype(np.int64)
+    return total
+
+
 def _empty_result(g: LocalGraph, dtype: Any) -> list[np.ndarray]:
     return [g.ids[:0], np.zeros(0, dtype=dtype)]
+
+
+# ---------------------------------------------------------------------------
+# Distributed
+# ---------------------------------------------------------------------------
+
+
+def _vertex_layout(dg: DistGraph, label: str | None, shard_count: int) -> Any:
+    """(id, runs, shard, pos) of every vertex."""
+    from pyspark.sql import functions as F
+
+    runs = (
+        F.lit(True) if label is None else F.coalesce(F.col("label") == F.lit(label), F.lit(False))
+    )
+    base = dg.vertices.select("id", runs.alias("runs"), "pos")
+    id_type = dg.id_type
+
+    def shards(batches: Any) -> Any:
+        for batch in batches:
+            batch["shard"] = shard_of(batch["id"].to_numpy(), id_type, shard_count)
+            yield batch
+
+    schema = base.select("*", F.lit(0).cast("long").alias("shard")).schema
+    return base.mapInPandas(shards, schema)
+
+
+def _common_rows(messages: Any, sender_sets: Any, receiver_sets: Any, layout: Any) -> Any:
+    """(id, n): n = sum over messages a -> b of |sets(a) & sets(b)| without the
+    filtered-out vertices of b's shard."""
+    from pyspark.sql import functions as F
+
+    left = messages.select("a", "b").join(sender_sets.select("a", F.col("b").alias("w")), "a")
+    both = left.join(receiver_sets.select(F.col("a").alias("b"), F.col("b").alias("w")), ["b", "w"])
+    filtered = layout.where(~F.col("runs")).select(
+        F.col("id").alias("w"), F.col("shard").alias("w_shard")
+    )
+    receivers = layout.select(F.col("id").alias("b"), F.col("shard").alias("b_shard"))
+    kept = (
+        both.join(filtered, "w", "left")
+        .join(receivers, "b")
+        .where(F.col("w_shard").isNull() | (F.col("w_shard") != F.col("b_shard")))
+    )
+    return kept.groupBy(F.col("b").alias("id")).agg(F.count("*").alias("n"))
+
+
+def _with_layout(pairs: Any, layout: Any) -> Any:
+    """(a, b) pairs with the owner's and the neighbour's layout columns."""
+    from pyspark.sql import functions as F
+
+    owner = layout.select(
+        F.col("id").alias("a"),
+        F.col("runs").alias("a_runs"),
+        F.col("shard").alias("a_shard"),
+        F.col("pos").alias("a_pos"),
+    )
+    other = layout.select(
+        F.col("id").alias("b"),
+        F.col("runs").alias("b_runs"),
+        F.col("shard").alias("b_shard"),
+        F.col("pos").alias("b_pos"),
+    )
+    return pairs.join(owner, "a").join(other, "b", "left")
+
+
+# ---------------------------------------------------------------------------
+# The algorithms
+# ---------------------------------------------------------------------------
 
 
 class TriangleCount(BuiltinAlgorithm):
@@ -64,6 +165,10 @@ class TriangleCount(BuiltinAlgorithm):
     java_classes = (_PLAN + "TriangleCount",)
     params = (Param("vertex_label", "str", None),)
     outputs = (Output("id", ID), Output("count", T.BIGINT))
+    uses_shards = True
+
+    def prepare(self, p: dict[str, Any], graph: Any) -> dict[str, Any]:
+        return {**p, "shards": int(graph.shard_count or 1)}
 
     def needs(self, p: dict[str, Any]) -> Needs:
         return Needs(vertex_labels=p["vertex_label"] is not None)
@@ -71,55 +176,29 @@ class TriangleCount(BuiltinAlgorithm):
     def local(self, g: LocalGraph, p: dict[str, Any], max_iterations: int) -> list[np.ndarray]:
         if max_iterations < 2:
             return _empty_result(g, np.int64)
-        runs, excluded = _membership(g, p["vertex_label"])
-        sets = _neighbour_sets(g, runs, excluded)
+        layout = _Layout(g, p["vertex_label"], p.get("shards", 1))
         owner, other = g.both_pairs
-        keep = runs[owner] & runs[other]
+        sets = _binary(g, owner[layout.runs[owner]], other[layout.runs[owner]])
+        keep = layout.runs[owner] & layout.runs[other]
         messages = g.matrix(owner[keep], other[keep])  # multiplicity of u -> v
-        common = (messages.T @ sets).multiply(sets)
-        total = np.rint(np.asarray(common.sum(axis=1)).ravel()).astype(np.int64)
-        hit = np.flatnonzero(runs)
+        total = _per_shard_common(layout, messages, sets)
+        hit = np.flatnonzero(layout.runs)
         return [g.ids[hit], total[hit] // 2]
 
     def distributed(self, dg: DistGraph, p: dict[str, Any], opts: RunOptions) -> Any:
         from pyspark.sql import functions as F
 
+        layout = _vertex_layout(dg, p["vertex_label"], p.get("shards", 1))
+        runs = layout.where("runs").select("id")
         if opts.max_iterations < 2:
-            return dg.vertex_ids().where(F.lit(False)).select("id", F.lit(0).cast("long"))
-        runs, sets = _distributed_sets(dg, p["vertex_label"])
-        messages = (
-            dg.pairs("BOTH")
-            .join(runs.withColumnRenamed("id", "a"), "a", "left_semi")
-            .join(runs.withColumnRenamed("id", "b"), "b", "left_semi")
-        )
-        counts = _common_counts(messages, sets).withColumnRenamed("n", "total")
+            return runs.where(F.lit(False)).select("id", F.lit(0).cast("long"))
+        both = dg.pairs("BOTH").join(runs.withColumnRenamed("id", "a"), "a", "left_semi")
+        sets = both.distinct()
+        messages = both.join(runs.withColumnRenamed("id", "b"), "b", "left_semi")
+        counts = _common_rows(messages, sets, sets, layout)
         return runs.join(counts, "id", "left").select(
-            "id", F.floor(F.coalesce("total", F.lit(0)) / 2).cast("long").alias("count")
+            "id", F.floor(F.coalesce("n", F.lit(0)) / 2).cast("long").alias("count")
         )
-
-
-def _distributed_sets(dg: DistGraph, label: str | None) -> tuple[Any, Any]:
-    """(running ids, neighbour sets as distinct (a, b) rows)."""
-    from pyspark.sql import functions as F
-
-    runs = dg.vertex_ids(label)
-    sets = dg.pairs("BOTH").join(runs.withColumnRenamed("id", "a"), "a", "left_semi")
-    if label is not None:
-        excluded = dg.vertices.where(F.col("label") != F.lit(label)).select(F.col("id").alias("b"))
-        excluded = excluded.unionByName(
-            dg.vertices.where(F.col("label").isNull()).select(F.col("id").alias("b"))
-        )
-        sets = sets.join(excluded, "b", "left_anti")
-    return runs, sets.select("a", "b").distinct()
-
-
-def _common_counts(messages: Any, sets: Any) -> Any:
-    """(id, n): n = sum over the messages u -> v (rows, repeats kept) of |N(u) & N(v)|."""
-    from pyspark.sql import functions as F
-
-    left = messages.select("a", "b").join(sets.select(F.col("a"), F.col("b").alias("w")), "a")
-    both = left.join(sets.select(F.col("a").alias("b"), F.col("b").alias("w")), ["b", "w"])
-    return both.groupBy(F.col("b").alias("id")).agg(F.count("*").alias("n"))
 
 
 class ClusterCoefficient(BuiltinAlgorithm):
@@ -127,6 +206,7 @@ class ClusterCoefficient(BuiltinAlgorithm):
     java_classes = (_PLAN + "ClusterCoefficient",)
     params = (Param("vertex_label", "str", None), Param("min_degree", "int", 2))
     outputs = (Output("vid", ID), Output("coefficient", T.DOUBLE))
+    uses_shards = True
 
     def bind(self, args: list[Any], id_type: Any) -> dict[str, Any]:
         """``(label)``, ``(label, min_degree)`` or ``(min_degree)``: the first argument's type decides."""
@@ -151,30 +231,46 @@ class ClusterCoefficient(BuiltinAlgorithm):
                 )
         return {"vertex_label": label, "min_degree": min_degree}
 
+    def prepare(self, p: dict[str, Any], graph: Any) -> dict[str, Any]:
+        return {**p, "shards": int(graph.shard_count or 1)}
+
     def needs(self, p: dict[str, Any]) -> Needs:
         return Needs(vertex_labels=p["vertex_label"] is not None)
 
     def local(self, g: LocalGraph, p: dict[str, Any], max_iterations: int) -> list[np.ndarray]:
         if max_iterations < 3:
             return _empty_result(g, np.float64)
-        runs, excluded = _membership(g, p["vertex_label"])
-        sets = _neighbour_sets(g, runs, excluded)
-        degree = np.asarray(sets.sum(axis=1)).ravel().astype(np.int64)
-        big = runs & (degree >= p["min_degree"])
-        senders = sp.diags(big.astype(np.float64)) @ sets
-        tri = np.rint(np.asarray((senders.T @ sets).multiply(sets).sum(axis=1)).ravel()).astype(
-            np.int64
+        layout = _Layout(g, p["vertex_label"], p.get("shards", 1))
+        owner, other = g.both_pairs
+        position = np.arange(g.n)
+        seen_before = (
+            layout.excluded[other]
+            & (layout.shard[other] == layout.shard[owner])
+            & (position[other] < position[owner])
         )
-        hit = np.flatnonzero(runs)
-        coefficient = _coefficients(degree[hit], tri[hit], big[hit])
-        return [g.ids[hit], coefficient]
+        keep = layout.runs[owner] & ~seen_before
+        sets = _binary(g, owner[keep], other[keep])
+        degree = np.asarray(sets.sum(axis=1)).ravel().astype(np.int64)
+        big = layout.runs & (degree >= p["min_degree"])
+        senders = (sp.diags(big.astype(np.float64)) @ sets).tocsr()
+        receivers = sp.diags(big.astype(np.float64)) @ _per_shard_common(layout, senders, sets)
+        hit = np.flatnonzero(layout.runs)
+        return [g.ids[hit], _coefficients(degree[hit], np.asarray(receivers)[hit], big[hit])]
 
     def distributed(self, dg: DistGraph, p: dict[str, Any], opts: RunOptions) -> Any:
         from pyspark.sql import functions as F
 
+        layout = _vertex_layout(dg, p["vertex_label"], p.get("shards", 1))
+        runs = layout.where("runs").select("id")
         if opts.max_iterations < 3:
-            return dg.vertex_ids().where(F.lit(False)).select("id", F.lit(0.0))
-        runs, sets = _distributed_sets(dg, p["vertex_label"])
+            return runs.where(F.lit(False)).select("id", F.lit(0.0))
+        pairs = _with_layout(dg.pairs("BOTH").distinct(), layout).where("a_runs")
+        seen_before = (
+            F.coalesce(~F.col("b_runs"), F.lit(False))
+            & (F.col("b_shard") == F.col("a_shard"))
+            & (F.col("b_pos") < F.col("a_pos"))
+        )
+        sets = pairs.where(~F.coalesce(seen_before, F.lit(False))).select("a", "b")
         degree = runs.join(
             sets.groupBy(F.col("a").alias("id")).agg(F.count("*").alias("degree")), "id", "left"
         )
@@ -183,7 +279,7 @@ class ClusterCoefficient(BuiltinAlgorithm):
         messages = sets.join(big.withColumnRenamed("id", "a"), "a", "left_semi").join(
             big.withColumnRenamed("id", "b"), "b", "left_semi"
         )
-        tri = _common_counts(messages, sets).withColumnRenamed("n", "tri")
+        tri = _common_rows(messages, sets, sets, layout).withColumnRenamed("n", "tri")
         d = F.col("degree").cast("double")
         t = F.coalesce(F.col("tri"), F.lit(0)).cast("double")
         possible = d * (d - F.lit(1.0))
