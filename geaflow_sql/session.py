@@ -133,10 +133,93 @@ class Session:
             raise ConfigError("the session is closed")
         parsed = script if isinstance(script, s.Script) else parse_script(script, source)
         runtime_ctx = self._runtime_context()
+        # Statements reading windowed sources run together, one round per window,
+        # once the script's other statements have run (see runtime.streaming.job).
+        windowed: list[tuple[s.Statement, Any, Any]] = []
         for st in parsed.statements:
             if explain and isinstance(st, (s.Insert, s.QueryStatement)):
                 st = s.Explain(st, span=st.span)
+            if not check_only and isinstance(st, (s.Insert, s.QueryStatement)):
+                deferred = self._windowed_statement(st, parsed, runtime_ctx, parameters, bool(windowed))
+                if deferred is not None:
+                    windowed.append((st, *deferred))
+                    continue
             yield self._run_statement(st, parsed, runtime_ctx, parameters, check_only)
+        if windowed:
+            yield from self._run_windowed(windowed, parsed, runtime_ctx)
+
+    def _windowed_statement(
+        self, st: s.Statement, parsed: s.Script, rctx: Any, parameters: Any, job_started: bool
+    ) -> tuple[Any, Any] | None:
+        """(bound, prepared) when ``st`` belongs to the script's windowed job, else None."""
+        from runtime.executor import prepare
+        from runtime.streaming.job import is_windowed_plan
+
+        try:
+            bound = StatementBinder(self._bind_context(parsed, parameters)).bind(st)
+        except GeaflowError as err:
+            err.at(st.span)
+            err.with_context(text=parsed.text, source=parsed.source)
+            raise
+        if not isinstance(bound, PlanStatement) or bound.root is None:
+            return None
+        rctx.config = self.config
+        if not (job_started or is_windowed_plan(rctx, bound.root)):
+            return None
+        return bound, prepare(bound.root, self.config, windowed=True)
+
+    def _run_windowed(
+        self, items: list[tuple[s.Statement, Any, Any]], parsed: s.Script, rctx: Any
+    ) -> Iterator[StatementResult]:
+        from runtime.errors import translate
+        from runtime.executor import user_function_names
+        from runtime.spark_adapter import tag_jobs, untag_jobs
+        from runtime.streaming.job import WindowedJob
+        from runtime.udfs import ensure_registered
+
+        start = time.perf_counter()
+        rctx.spark = self.spark
+        rctx.config = self.config
+        for _, _, prepared in items:
+            ensure_registered(rctx.spark, user_function_names(prepared.plan))
+        job = WindowedJob(rctx, [(b, p) for _, b, p in items], parsed.text)
+        tag = f"geaflow-sql-{uuid.uuid4().hex[:12]}"
+        with self._tag_lock:
+            self.current_tag = tag
+        tag_jobs(rctx.spark, tag)
+        try:
+            statements = job.run()
+        except GeaflowError as err:
+            err.with_context(text=parsed.text, source=parsed.source)
+            raise
+        except Exception as err:  # Spark / Java / user code
+            raise translate(err).with_context(text=parsed.text, source=parsed.source) from None
+        finally:
+            untag_jobs(rctx.spark, tag)
+            with self._tag_lock:
+                self.current_tag = None
+        elapsed = time.perf_counter() - start
+        for (st, bound, prepared), done in zip(items, statements, strict=True):
+            if bound.kind == "query":
+                schema = prepared.plan.schema
+                frames = done.collected
+                df = frames[0]
+                for f in frames[1:]:
+                    df = df.unionByName(f)
+                result = StatementResult(
+                    "query",
+                    query=QueryResult(df, [f.name for f in schema], [f.type for f in schema], translate),
+                )
+            else:
+                result = StatementResult(
+                    "insert",
+                    rows_written=done.written,
+                    message=f"inserted {done.written} rows into {bound.target} over windows",
+                )
+            result.statement = parsed.statement_text(st)
+            result.seconds = elapsed
+            result.line = st.span.line
+            yield result
 
     def execute_many(
         self, script: str, parameter_sets: Iterable[Any], source: str = "<script>"

@@ -51,7 +51,7 @@ class ExecutionGraph:
         return self.root.all_groups()
 
 
-def build_execution_graph(pipeline: PipelineGraph) -> ExecutionGraph:
+def build_execution_graph(pipeline: PipelineGraph, windowed: bool = False) -> ExecutionGraph:
     counter = iter(range(1_000_000))
     iterators = [v for v in pipeline.vertices if v.kind == ITERATOR]
     children: list[ExecutionGroup] = []
@@ -66,7 +66,7 @@ def build_execution_graph(pipeline: PipelineGraph) -> ExecutionGraph:
                 (it.id,),
             )
         )
-    windowed = any(v.repeats == PER_WINDOW for v in pipeline.vertices)
+    windowed = windowed or any(v.repeats == PER_WINDOW for v in pipeline.vertices)
     root = ExecutionGroup(
         0,
         tuple(v.id for v in pipeline.vertices),

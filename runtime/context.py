@@ -37,6 +37,10 @@ class RuntimeContext:
     job_tag: str | None = None
     # Loaded user functions (catalog name, lower-case -> UserFunction).
     user_functions: dict[str, Any] = field(default_factory=dict)
+    # The round of a windowed job being run (runtime.streaming.job.WindowState).
+    window: Any = None
+    # State incremental algorithms keep between windows (checkpointed).
+    window_algorithm_state: dict[str, Any] = field(default_factory=dict)
     # Local files written by this job: the first write replaces, later ones append.
     files_written: set[str] = field(default_factory=set)
     # (table name, pyspark Observation) of text scans that skip bad rows; read
@@ -56,6 +60,18 @@ class RuntimeContext:
         self.bad_row_observations.clear()
         self.metrics.bad_rows_skipped += sum(counts.values())
         return counts
+
+    def window_input(self, scan: Any) -> Any:
+        """A table scan's rows in the current window (None outside windowed jobs)."""
+        if self.window is None:
+            return None
+        return self.window.table_frame(scan.table)
+
+    def window_table(self, table: Any) -> Any:
+        """All rows read so far of a table backing a USING graph, in a windowed job."""
+        if self.window is None:
+            return None
+        return self.window.table_frame(table, cumulative=True)
 
     def user_function(self, name: str) -> Any:
         fn = self.user_functions.get(name.lower())

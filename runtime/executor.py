@@ -39,10 +39,10 @@ class PreparedPlan:
         return self.optimized.after
 
 
-def prepare(root: LogicalNode, config: Any) -> PreparedPlan:
+def prepare(root: LogicalNode, config: Any, windowed: bool = False) -> PreparedPlan:
     optimized = optimize(root, config)
     pipeline = build_pipeline(optimized.after, config)
-    execution = build_execution_graph(pipeline)
+    execution = build_execution_graph(pipeline, windowed)
     return PreparedPlan(optimized, pipeline, execution)
 
 
@@ -122,12 +122,7 @@ def run_prepared(ctx: Any, prepared: PreparedPlan) -> Any:
 
     ensure_registered(ctx.spark, user_function_names(prepared.plan))
     scheduler = CycleScheduler()
-    if prepared.execution.root.mode == "per_window":
-        from .streaming.job import WindowCycle
-
-        cycle: ExecutionCycle = WindowCycle(ctx, prepared)
-    else:
-        cycle = BatchCycle(ctx, prepared)
+    cycle: ExecutionCycle = BatchCycle(ctx, prepared)
     try:
         results = scheduler.run(cycle)
     except GeaflowError:

@@ -1,8 +1,8 @@
 """``type='random'``: a source of random rows (GeaFlow's random table).
 
-Read whole, it yields ``geaflow.dsl.random.source.rate`` rows (1 by default);
-read in windows of n rows, each window has n rows, for at most
-``geaflow.dsl.random.source.max.batch`` windows.  Values follow GeaFlow's
+Read whole, it yields ``geaflow.dsl.random.source.tuples.per.second`` rows
+(1 by default); read in windows of n rows, each window has n rows, for at most
+``geaflow.dsl.random.source.max.batch`` windows (3 by default).  Values follow GeaFlow's
 generator: integers below 100, bigints below 1,000,000, doubles below
 1,000,000, strings ``<column>_<number>``.
 """
@@ -17,7 +17,7 @@ from geaflow_sql.config import Config
 
 from .base import Connector, ReadRequest, register_connector
 
-RATE = "geaflow.dsl.random.source.rate"
+RATE = "geaflow.dsl.random.source.tuples.per.second"
 MAX_BATCH = "geaflow.dsl.random.source.max.batch"
 
 
@@ -56,7 +56,7 @@ class RandomConnector(Connector):
         return self._rows(ctx, req, max(0, int(rate)))
 
     def read_windows(self, ctx: Any, req: ReadRequest, window_size: int) -> Iterator[Any]:
-        batches = Config(req.options).get_int(MAX_BATCH, 100)
+        batches = Config(req.options).get_int(MAX_BATCH, 3)
         for _ in range(batches):
             yield self._rows(ctx, req, window_size)
 

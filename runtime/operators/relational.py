@@ -40,6 +40,7 @@ def table_scan(ctx: Any, node: TableScan, inputs: list[Any]) -> Any:
     options = dict(node.options)
     window_df = ctx.window_input(node) if hasattr(ctx, "window_input") else None
     if window_df is not None:
+        # Windowed job: the rows of this round (all table columns, c0..cN).
         df = window_df.select(*[f"c{i}" for i in projection]).toDF(*_names(len(projection)))
     else:
         df = connector_for(table).read(ctx, ReadRequest(table, options, tuple(projection)))

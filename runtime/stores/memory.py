@@ -49,6 +49,10 @@ def table_frame(ctx: Any, graph: GraphInfo, info: Any) -> Any:
         from geaflow_sql.errors import CatalogError
 
         raise CatalogError(f"graph {graph.name}: table {info.using!r} of label {info.label} is gone")
+    windowed = ctx.window_table(table) if hasattr(ctx, "window_table") else None
+    if windowed is not None:
+        # In a windowed job a USING graph holds what its tables delivered so far.
+        return windowed.toDF(*[c.name for c in table.columns])
     options = merged_options(ctx, table)
     df = connector_for(table).read(ctx, ReadRequest(table, options, tuple(range(len(table.columns)))))
     return df.toDF(*[c.name for c in table.columns])
@@ -59,6 +63,22 @@ class MemoryStore:
         self.graph = graph
         self.frames: dict[tuple[str, bool], Any] = {}
         self.writes = 0
+        # Every version's frames (a version per INSERT), so a windowed job can
+        # compare a query's result on the previous and the current graph.
+        self.versions: dict[int, dict[tuple[str, bool], Any]] = {0: {}}
+        # Writes not yet in a checkpoint: (label, is_vertex, rows).
+        self.pending: list[tuple[str, bool, Any]] = []
+
+    def version_number(self) -> int:
+        return self.writes
+
+    def _frames_for(self, ctx: Any) -> dict[tuple[str, bool], Any]:
+        window = getattr(ctx, "window", None)
+        if window is not None:
+            wanted = window.graph_versions.get(f"{self.graph.instance.lower()}.{self.graph.name.lower()}")
+            if wanted is not None:
+                return self.versions.get(wanted, self.frames)
+        return self.frames
 
     def info(self, label: str, is_vertex: bool) -> Any:
         info = self.graph.vertex(label) if is_vertex else self.graph.edge(label)
@@ -67,7 +87,7 @@ class MemoryStore:
 
     def frame(self, ctx: Any, label: str, is_vertex: bool) -> Any:
         info = self.info(label, is_vertex)
-        inserted = self.frames.get((info.label, is_vertex))
+        inserted = self._frames_for(ctx).get((info.label, is_vertex))
         if info.using:
             # A USING graph starts from its table; INSERTs add to (and, for
             # vertices, replace rows of) what the table holds.
@@ -92,5 +112,9 @@ class MemoryStore:
             combined = latest_vertices(combined, info.id_field)
         # Materialise once: later matches read the stored rows, not the sources.
         stored = combined.localCheckpoint(eager=True)
+        self.frames = dict(self.frames)
         self.frames[(info.label, is_vertex)] = stored
+        self.versions[self.writes] = self.frames
+        if getattr(ctx, "window", None) is not None:
+            self.pending.append((info.label, is_vertex, df))
         return -1

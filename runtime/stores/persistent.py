@@ -40,6 +40,15 @@ class PersistentStore:
     def __init__(self, graph: GraphInfo, root: str) -> None:
         self.graph = graph
         self.path = Path(root) / graph.instance / graph.name.lower()
+        # Manifests seen by this session, by version (for windowed jobs).
+        self.history: dict[int, dict[str, Any]] = {}
+        self.pending: list[tuple[str, bool, Any]] = []
+
+    def version_number(self) -> int:
+        manifest = self.manifest()
+        version = int(manifest.get("version", 0))
+        self.history.setdefault(version, manifest)
+        return version
 
     # Manifest ------------------------------------------------------------------
     def manifest(self) -> dict[str, Any]:
@@ -77,7 +86,16 @@ class PersistentStore:
 
     def frame(self, ctx: Any, label: str, is_vertex: bool) -> Any:
         info = self.info(label, is_vertex)
-        parts = self.manifest()["labels"].get(_label_key(info.label, is_vertex), [])
+        manifest = self.manifest()
+        window = getattr(ctx, "window", None)
+        if window is not None:
+            wanted = window.graph_versions.get(f"{self.graph.instance.lower()}.{self.graph.name.lower()}")
+            if wanted is not None:
+                manifest = self.history.get(wanted, {"version": wanted, "labels": {}})
+        parts = manifest["labels"].get(_label_key(info.label, is_vertex), [])
+        if info.using and window is not None:
+            # In a windowed job a USING graph holds what its tables delivered so far.
+            return table_frame(ctx, self.graph, info)
         if not parts:
             if info.using:
                 return table_frame(ctx, self.graph, info)
@@ -116,7 +134,11 @@ class PersistentStore:
         labels = dict(latest.get("labels", {}))
         key = _label_key(info.label, is_vertex)
         labels[key] = list(labels.get(key, [])) + [part]
-        self._publish({"version": max(version, int(latest.get("version", 0)) + 1), "labels": labels})
+        published = {"version": max(version, int(latest.get("version", 0)) + 1), "labels": labels}
+        self._publish(published)
+        self.history[published["version"]] = published
+        if getattr(ctx, "window", None) is not None:
+            self.pending.append((info.label, is_vertex, df))
         return -1
 
     def materialize_tables(self, ctx: Any) -> None:
