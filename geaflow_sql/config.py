@@ -52,6 +52,11 @@ MAX_OPEN_HOPS = Key(
 ALGORITHM_BACKEND = Key(
     "geaflow.dsl.algorithm.backend", "auto", "graph algorithms: builtin | graphframes | auto"
 )
+ALGORITHM_ENGINE = Key(
+    "geaflow.dsl.algorithm.engine",
+    "auto",
+    "where built-in algorithms iterate: local (one task, vectorised) | distributed | auto",
+)
 LOCAL_ITERATION_LIMIT = Key(
     "geaflow.dsl.iteration.local.max.edges",
     5_000_000,
@@ -90,6 +95,7 @@ KNOWN_KEYS: dict[str, Key] = {
         OPTIMIZER_ENABLED,
         MAX_OPEN_HOPS,
         ALGORITHM_BACKEND,
+        ALGORITHM_ENGINE,
         LOCAL_ITERATION_LIMIT,
         CHECKPOINT_EVERY,
         CHECKPOINT_MODE,

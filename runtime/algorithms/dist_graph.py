@@ -99,7 +99,10 @@ def with_self(pairs: Any, ids: Any) -> Any:
         F.col("id").alias("b"),
         *[F.lit(None).cast(pairs.schema[c].dataType).alias(c) for c in extra],
     )
-    return pairs.withColumn("own", F.lit(False)).unionByName(mine.withColumn("own", F.lit(True)))
+    both = pairs.withColumn("own", F.lit(False)).unionByName(mine.withColumn("own", F.lit(True)))
+    # Partitioned by sender, like the state (grouped by vertex id) it is joined
+    # with each round, so a cached copy is not shuffled again every round.
+    return both.repartition("a")
 
 
 def union_frame(graph: Any, needs: Needs) -> Any:

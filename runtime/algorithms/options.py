@@ -1,9 +1,7 @@
 """How an algorithm call runs: engine, backend, iteration bound, checkpoints.
 
-The keys live here rather than in ``geaflow_sql.config`` because only the
-algorithm runtime reads them; ``Config.raw`` accepts any key name, and the
-shared keys (``ALGORITHM_BACKEND``, ``LOCAL_ITERATION_LIMIT``, the checkpoint
-keys) are read from there.
+The keys are declared in ``geaflow_sql.config`` (so SET, SHOW and the shell
+know them); this module reads and checks them for one CALL.
 """
 
 from __future__ import annotations
@@ -13,6 +11,7 @@ from typing import Any
 
 from geaflow_sql.config import (
     ALGORITHM_BACKEND,
+    ALGORITHM_ENGINE,
     CHECKPOINT_DIR,
     CHECKPOINT_EVERY,
     CHECKPOINT_MODE,
@@ -23,11 +22,7 @@ from geaflow_sql.config import (
 )
 from geaflow_sql.errors import ConfigError
 
-ENGINE = Key(
-    "geaflow.dsl.algorithm.engine",
-    "auto",
-    "where built-in algorithms iterate: local (one task, vectorised) | distributed | auto",
-)
+ENGINE = ALGORITHM_ENGINE
 
 # GeaFlow bounds every algorithm call by ``geaflow.dsl.max.traversal`` iterations
 # (64 unless set); an algorithm's own bound (PageRank's max_iter, ...) only
