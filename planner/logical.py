@@ -190,6 +190,9 @@ class Aggregate(LogicalNode):
     group: tuple[int, ...]
     calls: tuple[AggCall, ...]
     fields_: Schema
+    # True for aggregates the planner adds inside a graph query (path
+    # subqueries), as opposed to the query's own GROUP BY.
+    internal: bool = False
 
     @classmethod
     def _input_fields(cls) -> tuple[str, ...]:

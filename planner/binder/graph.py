@@ -893,6 +893,7 @@ class GraphHook:
             tuple(range(k)),
             (call,),
             tuple(Field(f.name, f.type) for f in key_fields) + (Field("$agg", result_type),),
+            internal=True,
         )
         width = state.width
         conds = []

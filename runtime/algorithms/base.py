@@ -32,8 +32,11 @@ class AlgorithmGraph:
     # Edges added since the previous window (incremental algorithms); None in batch.
     new_edges: Any = None
     new_vertices: Any = None
-    # Per-(algorithm, call site) state kept between windows by incremental algorithms.
+    # Per-(algorithm, call site) state kept between windows by incremental
+    # algorithms (checkpointed with the job: keep it picklable, e.g. numpy/pandas).
     state: dict[str, Any] = field(default_factory=dict)
+    # The window being run (None outside windowed jobs).
+    window: int | None = None
     # The graph's shardCount (GeaFlow runs an algorithm with one task per shard,
     # and a few algorithms' results depend on which vertices share a task);
     # None: look it up in the catalog by ``name``.

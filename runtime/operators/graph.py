@@ -159,6 +159,8 @@ def edge_match(ctx: Any, node: EdgeMatch, inputs: list[Any]) -> Any:
         ends = expanded.select(*names, F.col("e").alias("__edge"), F.col("e.`~dst`").alias("__at"))
     else:
         ends = _loop(ctx, node, path, edges, names)
+    if node.edge_only:
+        return ends.select(*names, F.col("__edge").alias(f"c{n}"))
     if node.target_bound is not None:
         bound = F.col(f"c{node.target_bound}.`~id`")
         out = ends.where(F.col("__at") == bound)
@@ -258,6 +260,31 @@ def graph_algorithm(ctx: Any, node: GraphAlgorithm, inputs: list[Any]) -> Any:
     from pyspark.sql import functions as F
 
     graph = algorithm_graph(ctx, node.graph)
+    window = getattr(ctx, "window", None)
+    if window is not None and getattr(node.algorithm, "incremental", False):
+        # An incremental algorithm in a windowed job gets this call site's
+        # state from the previous window and what the graph gained since.
+        key = f"{window.statement}:{node.name}:{node.args!r}"
+        state = window.algorithm_state.setdefault(key, {})
+        graph.state = state
+        store = ctx.stores.store(ctx, node.graph)
+        now = store.version_number()
+        before = state.get("__version")
+        if before is not None:
+            gkey = f"{node.graph.instance.lower()}.{node.graph.name.lower()}"
+            saved = dict(window.graph_versions)
+            window.graph_versions[gkey] = int(before)
+            try:
+                previous = algorithm_graph(ctx, node.graph)
+            finally:
+                window.graph_versions = saved
+            graph.new_edges = graph.edges.exceptAll(previous.edges)
+            graph.new_vertices = graph.vertices.exceptAll(previous.vertices)
+        else:
+            graph.new_edges = graph.edges
+            graph.new_vertices = graph.vertices
+        graph.window = window.round
+        state["__version"] = now
     out = node.algorithm.run(ctx, graph, list(node.args))
     return out.select(
         *[

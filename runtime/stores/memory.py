@@ -59,62 +59,77 @@ def table_frame(ctx: Any, graph: GraphInfo, info: Any) -> Any:
 
 
 class MemoryStore:
+    """A graph's rows per label as a list of parts (one per INSERT).
+
+    An INSERT outside a windowed job is materialised at once (so later queries
+    do not re-run its query); inside a windowed job the window's rows are
+    already materialised by their source, so parts stay lazy.  Parts are
+    compacted into one when they pile up.
+    """
+
+    COMPACT_AFTER = 8
+
     def __init__(self, graph: GraphInfo) -> None:
         self.graph = graph
-        self.frames: dict[tuple[str, bool], Any] = {}
+        self.parts: dict[tuple[str, bool], list[Any]] = {}
         self.writes = 0
-        # Every version's frames (a version per INSERT), so a windowed job can
+        # Every version's parts (a version per INSERT), so a windowed job can
         # compare a query's result on the previous and the current graph.
-        self.versions: dict[int, dict[tuple[str, bool], Any]] = {0: {}}
+        self.versions: dict[int, dict[tuple[str, bool], list[Any]]] = {0: {}}
         # Writes not yet in a checkpoint: (label, is_vertex, rows).
         self.pending: list[tuple[str, bool, Any]] = []
 
     def version_number(self) -> int:
         return self.writes
 
-    def _frames_for(self, ctx: Any) -> dict[tuple[str, bool], Any]:
+    def _parts_for(self, ctx: Any) -> dict[tuple[str, bool], list[Any]]:
         window = getattr(ctx, "window", None)
         if window is not None:
             wanted = window.graph_versions.get(f"{self.graph.instance.lower()}.{self.graph.name.lower()}")
             if wanted is not None:
-                return self.versions.get(wanted, self.frames)
-        return self.frames
+                return self.versions.get(wanted, self.parts)
+        return self.parts
 
     def info(self, label: str, is_vertex: bool) -> Any:
         info = self.graph.vertex(label) if is_vertex else self.graph.edge(label)
         assert info is not None, label
         return info
 
+    @staticmethod
+    def _combine(parts: list[Any], info: Any, is_vertex: bool) -> Any:
+        combined = parts[0]
+        for p in parts[1:]:
+            combined = combined.unionByName(p)
+        if is_vertex:
+            combined = latest_vertices(combined, info.id_field)
+        return combined
+
     def frame(self, ctx: Any, label: str, is_vertex: bool) -> Any:
         info = self.info(label, is_vertex)
-        inserted = self._frames_for(ctx).get((info.label, is_vertex))
+        parts = self._parts_for(ctx).get((info.label, is_vertex), [])
         if info.using:
             # A USING graph starts from its table; INSERTs add to (and, for
             # vertices, replace rows of) what the table holds.
-            base = table_frame(ctx, self.graph, info)
-            if inserted is None:
-                return base
-            combined = with_order(base, 0).unionByName(inserted)
-            if is_vertex:
-                combined = latest_vertices(combined, info.id_field)
-            return combined.drop("__w", "__r")
-        if inserted is None:
+            parts = [with_order(table_frame(ctx, self.graph, info), 0), *parts]
+        if not parts:
             return empty_frame(ctx, info)
-        return inserted.drop("__w", "__r")
+        return self._combine(parts, info, is_vertex).drop("__w", "__r")
 
     def append(self, ctx: Any, label: str, is_vertex: bool, df: Any) -> int:
         info = self.info(label, is_vertex)
         self.writes += 1
+        windowed = getattr(ctx, "window", None) is not None
         new = with_order(df, self.writes)
-        old = self.frames.get((info.label, is_vertex))
-        combined = new if old is None else old.unionByName(new)
-        if is_vertex:
-            combined = latest_vertices(combined, info.id_field)
-        # Materialise once: later matches read the stored rows, not the sources.
-        stored = combined.localCheckpoint(eager=True)
-        self.frames = dict(self.frames)
-        self.frames[(info.label, is_vertex)] = stored
-        self.versions[self.writes] = self.frames
-        if getattr(ctx, "window", None) is not None:
+        if not windowed:
+            new = new.localCheckpoint(eager=True)
+        key = (info.label, is_vertex)
+        parts = [*self.parts.get(key, []), new]
+        if len(parts) > self.COMPACT_AFTER:
+            # Compact: keep vertex rows already replaced out of later reads.
+            parts = [self._combine(parts, info, is_vertex).localCheckpoint(eager=True)]
+        self.parts = dict(self.parts)
+        self.parts[key] = parts
+        self.versions[self.writes] = self.parts
+        if windowed:
             self.pending.append((info.label, is_vertex, df))
         return -1

@@ -116,12 +116,13 @@ class JobStatement:
     versions: dict[str, int] = field(default_factory=dict)
     written: int = 0
     collected: list[Any] = field(default_factory=list)
+    last_result: Any = None
 
 
 def statement_mode(ctx: Any, plan: LogicalNode, dynamic_graphs: set[str]) -> str:
     nodes = walk(plan)
     graph_reads = [n for n in nodes if isinstance(n, _GRAPH_READS)]
-    aggregates = [n for n in nodes if isinstance(n, Aggregate) and n.calls]
+    aggregates = [n for n in nodes if isinstance(n, Aggregate) and n.calls and not n.internal]
     incremental = any(
         isinstance(n, GraphAlgorithm) and getattr(n.algorithm, "incremental", False) for n in graph_reads
     )
@@ -246,14 +247,17 @@ class WindowedJob:
             now_versions = self._graph_versions(plan)
             state.scan_mode = "cumulative"
             state.graph_versions = dict(now_versions)
-            current = build(ctx, sink.inputs[0], {})
-            if st.versions:
+            # The result on this version, kept for the next window's difference.
+            current = build(ctx, sink.inputs[0], {}).localCheckpoint(eager=True)
+            previous = st.last_result
+            if previous is None and st.versions:
+                # After a restart: recompute the result on the previous version.
                 state.graph_versions = dict(st.versions)
                 previous = build(ctx, sink.inputs[0], {})
-                current = current.exceptAll(previous)
             state.graph_versions = {}
             st.versions = now_versions
-            frame = current
+            st.last_result = current
+            frame = current if previous is None else current.exceptAll(previous)
         elif st.mode == FULL:
             state.scan_mode = "cumulative"
             frame = build(ctx, sink.inputs[0], {})
