@@ -340,7 +340,9 @@ def write_lines(ctx: Any, path: str, lines: list[str], options: dict[str, Any]) 
         for line in lines:
             fh.write(line)
             fh.write("\n")
-        if split_line is not None and lines:
+        # In a windowed job the split line closes every window's output (even an
+        # empty one), so readers can tell the windows apart.
+        if split_line is not None and (lines or getattr(ctx, "window", None) is not None):
             fh.write(str(split_line))
             fh.write("\n")
         fh.flush()
