@@ -137,6 +137,11 @@ class TreeBuilder(Transformer):
     def is_false(self, meta: Meta, ch: list[Any]) -> s.Expr:
         return self._is(meta, ch, "FALSE")
 
+    def is_distinct(self, meta: Meta, ch: list[Any]) -> s.Expr:
+        left, right = _values(ch)
+        op = "IS NOT DISTINCT FROM" if "NOT" in _tokens(ch) else "IS DISTINCT FROM"
+        return s.Binary(op, left, right, span=span_of(meta))
+
     def cmp_op(self, meta: Meta, ch: list[Any]) -> str:
         op = str(ch[0])
         return "<>" if op == "!=" else op

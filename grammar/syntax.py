@@ -142,7 +142,9 @@ class Unary(Expr):
 
 @dataclass(frozen=True, slots=True)
 class Binary(Expr):
-    op: str  # '+', '-', '*', '/', '%', '||', 'AND', 'OR', '=', '<>', '<', '<=', '>', '>='
+    # '+', '-', '*', '/', '%', '||', 'AND', 'OR', '=', '<>', '<', '<=', '>', '>=',
+    # 'IS DISTINCT FROM', 'IS NOT DISTINCT FROM'
+    op: str
     left: Expr
     right: Expr
 

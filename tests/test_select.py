@@ -214,3 +214,13 @@ def test_in_subquery_is_three_valued(db):
     assert q(db, "SELECT count(*) FROM users WHERE id NOT IN (SELECT uid FROM orders WHERE uid > 100)") == [(5,)]
     rows = qs(db, "SELECT id, id IN (SELECT CAST(amount AS BIGINT) FROM orders) FROM users WHERE id < 3")
     assert rows == [(1, True), (2, None)]
+
+
+def test_is_distinct_from_treats_nulls_as_equal(db):
+    rows = q(
+        db,
+        "SELECT x IS DISTINCT FROM y, x IS NOT DISTINCT FROM y FROM "
+        "(VALUES (1, 1), (1, 2), (1, null), (CAST(null AS INT), null)) AS t(x, y)",
+    )
+    assert rows == [(False, True), (True, False), (True, False), (False, True)]
+    assert qs(db, "SELECT name FROM users WHERE city IS NOT DISTINCT FROM 'bj'") == [("jim",), ("lucy",)]

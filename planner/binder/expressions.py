@@ -336,6 +336,13 @@ class ExprBinder:
         right = self.bind(e.right)
         if e.op in _COMPARE:
             return self.compare(e.op, left, right, e)
+        if e.op in ("IS DISTINCT FROM", "IS NOT DISTINCT FROM"):
+            # Null-safe comparison: two nulls are not distinct, null and a value are.
+            same = self.compare("=", left, right, e)
+            node: exp.Expression = exp.NullSafeEQ(this=same.this, expression=same.expression)
+            if e.op == "IS DISTINCT FROM":
+                node = exp.Not(this=exp.Paren(this=node))
+            return typed(node, T.BOOLEAN)
         if e.op == "||":
             return typed(
                 exp.DPipe(this=cast_to(left, T.VARCHAR), expression=cast_to(right, T.VARCHAR), safe=True),
