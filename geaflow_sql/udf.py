@@ -57,6 +57,12 @@ class ScalarFunction(UserFunction):
 
 
 class AggregateFunction(UserFunction):
+    """An accumulator per group: ``init`` makes one, ``accumulate`` folds a row
+    into it, ``merge`` combines two (the rows of a group are folded in chunks,
+    each into a fresh accumulator, and merged), ``get_result`` reads it out.
+    ``get_result(init())`` is the answer for no rows at all.  Argument values
+    arrive as plain Python values (None for null)."""
+
     return_type: str = "VARCHAR"
 
     def result_type(self, arg_types: list[str]) -> str:
@@ -77,6 +83,9 @@ class AggregateFunction(UserFunction):
 
 
 class TableFunction(UserFunction):
+    """``eval`` yields rows (tuples, or single values for one column) for each
+    input row; ``result_types`` gives their GeaFlow types.  Runs per Arrow batch."""
+
     output_types: tuple[str, ...] = ("VARCHAR",)
 
     def result_types(self, arg_types: list[str]) -> tuple[str, ...]:
