@@ -692,10 +692,22 @@ class QueryBinder:
     ) -> list[tuple[exp.Expression | int, s.OrderItem]]:
         out: list[tuple[exp.Expression | int, s.OrderItem]] = []
         fields = [Field(n, type_of(e)) for n, e in zip(names, exprs, strict=True)]
+        output_scope = Scope([ScopeField(f.name, f.type, i) for i, f in enumerate(fields)])
         for item in q.order_by:
             idx = self._ordinal_or_name(item.expr, fields)
             if idx is not None:
                 out.append((idx, item))
+                continue
+            # An expression over output aliases (``ORDER BY _b.id``) is rewritten
+            # over the select items; otherwise it reads the input.
+            try:
+                over_output = binder.derive(scope=output_scope, aggregate_hook=None).bind(item.expr)
+            except GeaflowError:
+                over_output = None
+            if over_output is not None:
+                from planner.expressions import substitute_refs
+
+                out.append((substitute_refs(over_output, dict(enumerate(exprs))), item))
                 continue
             out.append((binder.bind(item.expr), item))
         return out
