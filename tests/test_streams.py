@@ -1,0 +1,180 @@
+"""Windowed jobs: per-window output of SQL and graph queries, socket sources.
+
+A file table with ``geaflow.dsl.window.size = n`` is read n rows per window;
+the sink's split line marks the end of each window's output, so tests read
+what each window emitted.
+"""
+
+from __future__ import annotations
+
+import socket
+import threading
+from collections import Counter
+from pathlib import Path
+
+import pytest
+
+from tests.conftest import write
+
+SPLIT = "---"
+
+
+def windows_of(path: Path) -> list[list[str]]:
+    """The sink's output, window by window."""
+    chunks: list[list[str]] = [[]]
+    for line in path.read_text(encoding="utf-8").splitlines():
+        if line == SPLIT:
+            chunks.append([])
+        else:
+            chunks[-1].append(line)
+    if chunks and not chunks[-1]:
+        chunks.pop()
+    return chunks
+
+
+def sink(name: str, columns: str, path: str) -> str:
+    return (
+        f"CREATE TABLE {name} ({columns}) WITH (type='file', geaflow.dsl.file.path='{path}', "
+        f"geaflow.dsl.table.sink.split.line='{SPLIT}');"
+    )
+
+
+def test_rows_flow_through_in_windows(session, tmp_path):
+    write(tmp_path / "src.txt", "".join(f"{i},{i * 10}\n" for i in range(1, 8)))
+    session.execute(
+        "CREATE TABLE src (id bigint, v int) WITH (type='file', geaflow.dsl.file.path='src.txt', "
+        "geaflow.dsl.window.size = 3);"
+        + sink("out", "id bigint, v int", "out.txt")
+        + "INSERT INTO out SELECT id, v FROM src WHERE id <> 5;"
+    )
+    assert windows_of(tmp_path / "out.txt") == [
+        ["1,10", "2,20", "3,30"],
+        ["4,40", "6,60"],
+        ["7,70"],
+    ]
+
+
+def test_aggregates_emit_touched_groups_with_running_values(session, tmp_path):
+    write(tmp_path / "src.txt", "a,1\nb,5\na,2\nc,7\nb,1\n")
+    session.execute(
+        "CREATE TABLE src (k varchar, v int) WITH (type='file', geaflow.dsl.file.path='src.txt', "
+        "geaflow.dsl.window.size = 2);"
+        + sink("per_key", "k varchar, total bigint, n bigint", "per_key.txt")
+        + sink("overall", "m int, n bigint", "overall.txt")
+        + "INSERT INTO per_key SELECT k, sum(v), count(*) FROM src GROUP BY k;"
+        + "INSERT INTO overall SELECT max(v), count(*) FROM src;"
+    )
+    per_key = [sorted(w) for w in windows_of(tmp_path / "per_key.txt")]
+    # Window 1 touches a and b; window 2 touches a and c; window 3 touches b.
+    assert per_key == [["a,1,1", "b,5,1"], ["a,3,2", "c,7,1"], ["b,6,2"]]
+    assert windows_of(tmp_path / "overall.txt") == [["5,2"], ["7,4"], ["7,5"]]
+
+
+GRAPH = """
+CREATE GRAPH g (
+  Vertex person (id bigint ID, name varchar),
+  Edge knows (s bigint SOURCE ID, t bigint DESTINATION ID, w double)
+) WITH (storeType='memory');
+"""
+
+EDGES = [(1, 2), (2, 3), (3, 1), (2, 4), (4, 5), (5, 2), (1, 4), (3, 5), (5, 1)]
+
+
+def test_match_on_a_growing_graph_equals_a_full_rematch_after_every_window(session, spark, tmp_path):
+    write(tmp_path / "people.txt", "".join(f"{i},p{i}\n" for i in range(1, 6)))
+    write(tmp_path / "edges.txt", "".join(f"{s},{t},0.5\n" for s, t in EDGES))
+    query = "MATCH (a:person)-[:knows]->(b)-[:knows]->(c) WHERE a.id <> c.id RETURN a.id, b.id, c.id"
+    session.execute(
+        "CREATE TABLE people (id bigint, name varchar) WITH (type='file', geaflow.dsl.file.path='people.txt');"
+        "CREATE TABLE edges (s bigint, t bigint, w double) WITH (type='file', "
+        "geaflow.dsl.file.path='edges.txt', geaflow.dsl.window.size = 2);"
+        + GRAPH
+        + sink("paths", "a bigint, b bigint, c bigint", "paths.txt")
+        + "USE GRAPH g;"
+        "INSERT INTO g.person SELECT id, name FROM people;"
+        "INSERT INTO g.knows SELECT s, t, w FROM edges;"
+        f"INSERT INTO paths {query};"
+    )
+    windows = windows_of(tmp_path / "paths.txt")
+    assert len(windows) == 5
+    from geaflow_sql import Session
+
+    emitted: Counter[str] = Counter()
+    for i, chunk in enumerate(windows):
+        emitted.update(chunk)
+        # The same query, run as a batch on the graph after window i.
+        prefix = tmp_path / f"prefix{i}.txt"
+        write(prefix, "".join(f"{s},{t},0.5\n" for s, t in EDGES[: 2 * (i + 1)]))
+        batch = Session(spark=spark, base_dir=str(tmp_path))
+        batch.execute(
+            f"CREATE TABLE e (s bigint, t bigint, w double) WITH (type='file', geaflow.dsl.file.path='{prefix.name}');"
+            "CREATE TABLE people (id bigint, name varchar) WITH (type='file', geaflow.dsl.file.path='people.txt');"
+            + GRAPH
+            + "USE GRAPH g; INSERT INTO g.person SELECT id, name FROM people;"
+            "INSERT INTO g.knows SELECT s, t, w FROM e;"
+        )
+        full = Counter(",".join(str(v) for v in row) for row in batch.sql(query).collect())
+        assert emitted == full, f"after window {i}"
+
+
+class LineServer:
+    """A real TCP server that sends lines to the first client, then closes."""
+
+    def __init__(self, lines: list[str]) -> None:
+        self.lines = lines
+        self.sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+        self.sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        self.sock.bind(("127.0.0.1", 0))
+        self.sock.listen(1)
+        self.port = self.sock.getsockname()[1]
+        self.thread = threading.Thread(target=self._serve, daemon=True)
+        self.thread.start()
+
+    def _serve(self) -> None:
+        conn, _ = self.sock.accept()
+        with conn:
+            for line in self.lines:
+                conn.sendall((line + "\n").encode())
+        self.sock.close()
+
+
+def test_socket_source_streams_rows_in_windows(session, tmp_path):
+    server = LineServer([f"{k},{v}" for k, v in [("x", 1), ("y", 2), ("x", 3), ("z", 4), ("x", 5)]])
+    session.execute(
+        f"CREATE TABLE live (k varchar, v int) WITH (type='socket', geaflow.dsl.socket.host='127.0.0.1', "
+        f"geaflow.dsl.socket.port={server.port}, geaflow.dsl.window.size = 2);"
+        + sink("counts", "k varchar, total bigint", "counts.txt")
+        + "INSERT INTO counts SELECT k, sum(v) FROM live GROUP BY k;"
+    )
+    per_window = [sorted(w) for w in windows_of(tmp_path / "counts.txt")]
+    assert per_window == [["x,1", "y,2"], ["x,4", "z,4"], ["x,9"]]
+    server.thread.join(5)
+
+
+def test_a_window_size_on_the_job_applies_to_tables_without_their_own(session, tmp_path):
+    write(tmp_path / "src.txt", "1\n2\n3\n4\n")
+    write(tmp_path / "all.txt", "10\n")
+    session.execute(
+        "SET geaflow.dsl.window.size = 2;"
+        "CREATE TABLE src (v int) WITH (type='file', geaflow.dsl.file.path='src.txt');"
+        "CREATE TABLE once (v int) WITH (type='file', geaflow.dsl.file.path='all.txt', geaflow.dsl.window.size = -1);"
+        + sink("out", "v int", "out.txt")
+        + "INSERT INTO out SELECT v FROM src UNION ALL SELECT v FROM once;"
+    )
+    # A -1 table delivers everything in the first window and nothing after.
+    assert [sorted(w) for w in windows_of(tmp_path / "out.txt")] == [["1", "10", "2"], ["3", "4"]]
+
+
+@pytest.mark.parametrize("bad", ["'many'", "'1.5'"])
+def test_a_bad_window_size_is_a_clear_error(session, tmp_path, bad):
+    from geaflow_sql import GeaflowError
+
+    write(tmp_path / "src.txt", "1\n")
+    with pytest.raises(GeaflowError) as info:
+        session.execute(
+            f"CREATE TABLE src (v int) WITH (type='file', geaflow.dsl.file.path='src.txt', "
+            f"geaflow.dsl.window.size = {bad});"
+            + sink("out", "v int", "out.txt")
+            + "INSERT INTO out SELECT v FROM src;"
+        )
+    assert "geaflow.dsl.window.size" in str(info.value)
