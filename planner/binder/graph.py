@@ -20,7 +20,7 @@ from geaflow_sql import types as T
 from geaflow_sql.catalog import GraphInfo
 from geaflow_sql.errors import CatalogError, GeaflowError, UnsupportedError, ValidationError
 from grammar import syntax as s
-from planner.expressions import and_all, input_refs, paren, ref, type_of, typed
+from planner.expressions import and_all, input_refs, ref, type_of, typed
 from planner.graph_nodes import EdgeMatch, GraphAlgorithm, GraphLabelScan, VertexMatch
 from planner.logical import (
     AggCall,
@@ -33,7 +33,6 @@ from planner.logical import (
     Sort,
     SortKey,
     Union,
-    Values,
 )
 
 from .expressions import ExprBinder, cast_to, literal_for
@@ -959,7 +958,3 @@ def _names_in(node: Any) -> set[str]:
                         elif isinstance(item, tuple):
                             stack.extend(x for x in item if isinstance(x, s.Node))
     return out
-
-
-def _unused(x: Any) -> None:  # pragma: no cover - keeps imported names used
-    del x, Values, Sort, paren

@@ -23,7 +23,6 @@ After each window the job commits a checkpoint (see ``checkpoint.py``).
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import Any
 
 from geaflow_sql.catalog import TableInfo
@@ -389,7 +388,3 @@ def _touched_groups(ctx: Any, node: Aggregate, cumulative: Any) -> Any:
         c = F.col(f"c{i}").eqNullSafe(F.col(f"__k{i}"))
         cond = c if cond is None else cond & c
     return cumulative.join(keys, cond, "left_semi")
-
-
-def _unused(p: Path) -> None:  # pragma: no cover
-    del p

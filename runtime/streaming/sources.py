@@ -10,6 +10,7 @@ checkpoint folder before it is used, which makes it replayable too.
 
 from __future__ import annotations
 
+import contextlib
 import os
 import queue
 import socket
@@ -268,10 +269,8 @@ class SocketSource(WindowSource):
 
     def close(self) -> None:
         if self.sock is not None:
-            try:
+            with contextlib.suppress(OSError):
                 self.sock.close()
-            except OSError:
-                pass
 
 
 def open_source(ctx: Any, table: TableInfo, log_root: Path | None) -> WindowSource:
