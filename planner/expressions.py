@@ -125,9 +125,9 @@ _OPERATORS = (
 
 
 def paren(e: exp.Expression) -> exp.Expression:
-    if isinstance(e, exp.Paren) or not isinstance(e, _OPERATORS):
-        if not (isinstance(e, exp.Literal) and str(e.this).startswith("-")):
-            return e
+    negative_literal = isinstance(e, exp.Literal) and str(e.this).startswith("-")
+    if (isinstance(e, exp.Paren) or not isinstance(e, _OPERATORS)) and not negative_literal:
+        return e
     return typed(exp.Paren(this=e), type_of(e))
 
 

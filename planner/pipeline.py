@@ -195,7 +195,7 @@ def build_pipeline(plan: LogicalNode, config: Config) -> PipelineGraph:
                     partition, keys = KEY, (lk if idx == 0 else rk)
             elif isinstance(node, Sort) and node.keys:
                 partition, keys = KEY, tuple(k.index for k in node.keys)
-            elif isinstance(node, Correlate) or isinstance(node, Union):
+            elif isinstance(node, (Correlate, Union)):
                 partition = FORWARD
             elif getattr(node, "partition_by", None) is not None:
                 partition, keys = KEY, tuple(node.partition_by)  # type: ignore[attr-defined]

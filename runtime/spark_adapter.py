@@ -173,10 +173,9 @@ def prepare_session(spark: Any) -> None:
     """Apply the runtime settings GeaFlow semantics need to a session we were given."""
     quiet_python_loggers()
     for key in _RUNTIME_CONF:
-        try:
+        # Some clusters make these read-only; GeaFlow semantics then rest on them.
+        with contextlib.suppress(Exception):
             spark.conf.set(key, DEFAULT_SPARK_CONF[key])
-        except Exception:  # pragma: no cover - read-only confs on some clusters
-            pass
 
 
 def _python() -> str:

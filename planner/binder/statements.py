@@ -317,10 +317,7 @@ class StatementBinder:
                     st.target,
                 )
             fields = (vertex or edge).fields  # type: ignore[union-attr]
-            if st.columns:
-                names = [c.last for c in st.columns]
-            else:
-                names = [f.name for f in fields]
+            names = [c.last for c in st.columns] if st.columns else [f.name for f in fields]
             if len(names) != len(out):
                 raise self.error(
                     ValidationError(
