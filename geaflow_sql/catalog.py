@@ -352,12 +352,13 @@ class Catalog:
 
     def drop(self, kind: str, parts: tuple[str, ...]) -> bool:
         key = self._key_parts(parts)
-        store = {
+        stores: dict[str, dict[tuple[str, str], Any]] = {
             "TABLE": self.tables,
             "VIEW": self.views,
             "GRAPH": self.graphs,
             "FUNCTION": self.functions,
-        }[kind]
+        }
+        store = stores[kind]
         return store.pop(key, None) is not None
 
     # Listing ---------------------------------------------------------------

@@ -43,7 +43,7 @@ def show(session: Any, st: InfoStatement) -> StatementResult:
                 items = [(st.what, known.default if known else "(not set)")]
         return _rows_result([(k, str(v)) for k, v in items], ("key", "value"))
     if st.what == "TABLES":
-        rows = [(n, "table") for n in catalog.table_names()] + [
+        rows: list[tuple[Any, ...]] = [(n, "table") for n in catalog.table_names()] + [
             (n, "view") for n in catalog.view_names()
         ]
         return _rows_result(sorted(rows), ("name", "kind"))
@@ -78,16 +78,16 @@ def describe(session: Any, st: InfoStatement) -> StatementResult:
     if st.what in ("", "GRAPH"):
         graph = catalog.graph(parts)
         if graph is not None:
-            rows = []
+            graph_rows: list[tuple[Any, ...]] = []
             for v in graph.vertices:
                 for f in v.fields:
-                    rows.append(("vertex", v.label, f.name, str(f.type), "ID" if f.name == v.id_field else ""))
+                    graph_rows.append(("vertex", v.label, f.name, str(f.type), "ID" if f.name == v.id_field else ""))
             for e in graph.edges:
                 for f in e.fields:
                     role = (
                         "SOURCE ID" if f.name == e.src_field else "DESTINATION ID" if f.name == e.dst_field
                         else "TIMESTAMP" if f.name == e.ts_field else ""
                     )
-                    rows.append(("edge", e.label, f.name, str(f.type), role))
-            return _rows_result(rows, ("kind", "label", "field", "type", "role"))
+                    graph_rows.append(("edge", e.label, f.name, str(f.type), role))
+            return _rows_result(graph_rows, ("kind", "label", "field", "type", "role"))
     raise CatalogError(f"unknown table, view or graph {'.'.join(parts)!r}")

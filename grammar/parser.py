@@ -132,7 +132,8 @@ def _to_parse_error(err: UnexpectedInput, text: str, source: str) -> ParseError:
             message = f"unexpected {_token_text(tok)}"
     elif isinstance(err, UnexpectedCharacters):
         expected = describe_expected(err.allowed or set())
-        ch = text[err.pos_in_stream] if err.pos_in_stream < len(text) else ""
+        pos = err.pos_in_stream or 0
+        ch = text[pos] if pos < len(text) else ""
         span = _span_at(text, err.line, err.column)
         if ch in "'\"`":
             message = f"unterminated quoted text starting with {ch}"

@@ -8,6 +8,8 @@ Java's ``String.hashCode``), with ``{0}``, ``{1}`` ... standing for arguments.
 
 from __future__ import annotations
 
+from typing import Any
+
 from sqlglot import exp
 from sqlglot.dialects.spark import Spark
 
@@ -26,13 +28,13 @@ def template(text: str, *args: exp.Expression) -> exp.Expression:
     return SparkTemplate(this=text, expressions=list(args))
 
 
-def _template_sql(gen: Spark.Generator, e: SparkTemplate) -> str:  # type: ignore[name-defined]
+def _template_sql(gen: Any, e: SparkTemplate) -> str:
     args = [f"({gen.sql(a)})" for a in e.expressions]
     return e.template.format(*args)
 
 
 class GeaflowSpark(Spark):
-    class Generator(Spark.Generator):  # type: ignore[misc]
+    class Generator(Spark.Generator):  # type: ignore[misc,valid-type]
         TRANSFORMS = {
             **Spark.Generator.TRANSFORMS,
             SparkTemplate: _template_sql,

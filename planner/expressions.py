@@ -95,7 +95,9 @@ def conjuncts(e: exp.Expression | None) -> list[exp.Expression]:
         return []
     inner = e.unnest() if isinstance(e, exp.Paren) else e
     if isinstance(inner, exp.And):
-        return conjuncts(inner.left) + conjuncts(inner.right)
+        left: Any = inner.left
+        right: Any = inner.right
+        return conjuncts(left) + conjuncts(right)
     return [e]
 
 

@@ -10,6 +10,7 @@ says how data moves between operators: FORWARD (same partitioning), KEY
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import Any
 
 from geaflow_sql.config import TABLE_PARALLELISM, Config
 
@@ -121,12 +122,12 @@ def _equi_keys(join: Join) -> tuple[tuple[int, ...], tuple[int, ...]]:
     lk: list[int] = []
     rk: list[int] = []
     for c in conjuncts(join.condition):
-        inner = c.unnest() if isinstance(c, exp.Paren) else c
+        inner: Any = c.unnest() if isinstance(c, exp.Paren) else c
         if isinstance(inner, exp.EQ):
-            a = ref_index(inner.this.unnest() if isinstance(inner.this, exp.Paren) else inner.this)
-            b = ref_index(
-                inner.expression.unnest() if isinstance(inner.expression, exp.Paren) else inner.expression
-            )
+            lhs: Any = inner.this.unnest() if isinstance(inner.this, exp.Paren) else inner.this
+            rhs: Any = inner.expression.unnest() if isinstance(inner.expression, exp.Paren) else inner.expression
+            a = ref_index(lhs)
+            b = ref_index(rhs)
             if a is not None and b is not None:
                 if a < width <= b:
                     lk.append(a)
@@ -182,7 +183,8 @@ def build_pipeline(plan: LogicalNode, config: Config) -> PipelineGraph:
             )
         )
         for idx, (child, cid) in enumerate(zip(node.inputs, child_ids, strict=True)):
-            partition, keys = FORWARD, ()
+            partition: str = FORWARD
+            keys: tuple[int, ...] = ()
             if isinstance(node, Aggregate):
                 partition, keys = (KEY, node.group) if node.group else (KEY, ())
             elif isinstance(node, Join):

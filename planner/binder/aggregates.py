@@ -168,13 +168,13 @@ class AggregateHook:
                     ValidationError(f"function {e.name}() could not give its result type: {err}"), e
                 ) from None
         indexes: list[int] = []
-        for a in arg_exprs:
+        for arg in arg_exprs:
             for i, existing in enumerate(self.pre_exprs):
-                if existing == a and type_of(existing) == type_of(a):
+                if existing == arg and type_of(existing) == type_of(arg):
                     indexes.append(i)
                     break
             else:
-                self.pre_exprs.append(a)
+                self.pre_exprs.append(arg)
                 indexes.append(len(self.pre_exprs) - 1)
         call = AggCall(
             name if user is None else e.name.upper(),

@@ -367,7 +367,7 @@ class ExprBinder:
             return cast_to(
                 typed(exp.IntDiv(this=paren(left), expression=paren(right)), T.BIGINT), result
             )
-        node = _ARITH[op](this=paren(left), expression=paren(right))
+        node: Any = _ARITH[op](this=paren(left), expression=paren(right))
         out = typed(node, result)
         if result.is_integer and result.name != "BIGINT" and (
             type_of(left).name == "BIGINT" or type_of(right).name == "BIGINT"
@@ -386,7 +386,8 @@ class ExprBinder:
             raise TypeMismatchError(f"cannot compare {lt} with {rt}")
         left = cast_to(left, common) if lt.name != "NULL" else left
         right = cast_to(right, common) if rt.name != "NULL" else right
-        return typed(_COMPARE[op](this=paren(left), expression=paren(right)), T.BOOLEAN)
+        cmp: Any = _COMPARE[op](this=paren(left), expression=paren(right))
+        return typed(cmp, T.BOOLEAN)
 
     def _bind_IsTest(self, e: s.IsTest) -> exp.Expression:
         operand = self.bind(e.operand)

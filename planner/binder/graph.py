@@ -189,6 +189,7 @@ class GraphQueryBinder:
                     elif isinstance(c, s.OrderByClause):
                         order = c.items
                     else:
+                        assert isinstance(c, s.LimitClause)
                         limit_clause = c
                     j += 1
                 i = j - 1
@@ -479,7 +480,7 @@ class GraphQueryBinder:
         cond = self.binder(state, hook, local).bind_condition(condition)
         node = hook.state.node
         assert node is not None
-        filtered = Filter(node, cond)
+        filtered: LogicalNode = Filter(node, cond)
         extra = hook.state.width - state.width
         if extra:
             # Drop the columns path subqueries added.
@@ -628,7 +629,7 @@ class GraphQueryBinder:
         hook = self.hook(state)
         # Bound over the path table: the hook may add path-subquery columns.
         result = self.qb.bind_select(select, Bound(state.node, state.scope()), graph_hook=hook)
-        if hook.state.node is not state.node:
+        if hook.state.node is not None and hook.state.node is not state.node:
             result = _replace_source(result, state.node, hook.state.node)
         return result
 
@@ -868,6 +869,7 @@ class GraphHook:
         if sub_value is None:
             sub_value = typed(exp.Literal.number(1), T.INTEGER)
         vt = type_of(sub_value)
+        assert sub.node is not None
         pre = Project(
             sub.node,
             tuple([ref(i, f.type) for i, f in enumerate(key_fields)] + [sub_value]),

@@ -116,4 +116,5 @@ def compare_elements(
 
     lk = exp.Anonymous(this="struct", expressions=[meta(left, k) for k in keys])
     rk = exp.Anonymous(this="struct", expressions=[meta(right, k) for k in keys])
-    return typed(_COMPARE[op](this=lk, expression=rk), T.BOOLEAN)
+    cmp: Any = _COMPARE[op](this=lk, expression=rk)
+    return typed(cmp, T.BOOLEAN)

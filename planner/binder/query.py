@@ -564,8 +564,8 @@ class QueryBinder:
         return Bound(node, left.scope.concat(right_scope))
 
     # ----------------------------------------------------------------- select
-    def expand_items(self, items: tuple[s.SelectItem, ...], scope: Scope) -> list[s.SelectItem]:
-        out: list[s.SelectItem] = []
+    def expand_items(self, items: tuple[s.SelectItem, ...], scope: Scope) -> list[Any]:
+        out: list[Any] = []
         for item in items:
             e = item.expr
             if isinstance(e, s.Star):

@@ -161,6 +161,9 @@ class StatementBinder:
         )
 
     def _edge(self, e: s.EdgeDef, vertices: list[VertexTableInfo]) -> EdgeTableInfo:
+        src: str | None = None
+        dst: str | None = None
+        ts: str | None = None
         if e.using is not None:
             table_name, columns = self._table_columns(e.using)
             src = self._column_named(columns, e.source_column or "", e)
@@ -168,8 +171,8 @@ class StatementBinder:
             ts = self._column_named(columns, e.timestamp_column, e) if e.timestamp_column else None
             return EdgeTableInfo(e.label, columns, src, dst, ts, table_name)
         fields = []
-        src = dst = ts = None
-        src_label = dst_label = None
+        src_label: str | None = None
+        dst_label: str | None = None
         for c in e.columns:
             if c.type is None:
                 vertex = next(

@@ -134,9 +134,10 @@ class PersistentStore:
         labels = dict(latest.get("labels", {}))
         key = _label_key(info.label, is_vertex)
         labels[key] = list(labels.get(key, [])) + [part]
-        published = {"version": max(version, int(latest.get("version", 0)) + 1), "labels": labels}
+        new_version = max(version, int(latest.get("version", 0)) + 1)
+        published: dict[str, Any] = {"version": new_version, "labels": labels}
         self._publish(published)
-        self.history[published["version"]] = published
+        self.history[new_version] = published
         if getattr(ctx, "window", None) is not None:
             self.pending.append((info.label, is_vertex, df))
         return -1

