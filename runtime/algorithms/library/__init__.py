@@ -3,6 +3,26 @@
 Importing this package registers them (``runtime.algorithms.registry``).
 """
 
-from . import community, components, cores, paths, ranking, similarity, triangles
+from . import (
+    community,
+    components,
+    cores,
+    inc_kcore,
+    inc_mst,
+    paths,
+    ranking,
+    similarity,
+    triangles,
+)
 
-__all__ = ["community", "components", "cores", "paths", "ranking", "similarity", "triangles"]
+__all__ = [
+    "community",
+    "components",
+    "cores",
+    "inc_kcore",
+    "inc_mst",
+    "paths",
+    "ranking",
+    "similarity",
+    "triangles",
+]

@@ -1,0 +1,157 @@
+"""GeaFlow's incremental MST: ``IncMST([max_iterations, [threshold, [field]]])``.
+
+Despite its name, GeaFlow's ``IncMinimumSpanningTree`` does not compute a
+spanning tree; its rows are (srcId, targetId, weight) and every row has
+srcId = targetId.  What its vertex program does, restated:
+
+* Superstep 1: every vertex proposes its first 50 OUT edges (in storage
+  order; self-loops and edges to ids without a vertex use up places too) to
+  their targets, naming its component — which is still its own id.
+* Superstep 2: a target accepts a proposal from another component.  Nothing
+  ever changes a component, so it accepts every proposal except one from
+  itself (a self-loop); a proposal to an id without a vertex is dropped.
+* Superstep 3: the proposer records an "MST edge" built from its own id
+  twice and the weight (the edge's first property), in a set, so a vertex
+  lists each distinct weight of its accepted edges once (Java's
+  ``Double.compare`` equality: ``0.0 != -0.0``, NaN equals NaN).
+
+The three arguments are checked as GeaFlow checks them (a positive integer,
+a number in [0, 1], a non-empty name) and change nothing else: its
+termination vote does not cut the three supersteps short.  Only
+``geaflow.dsl.max.traversal`` below 3 does, and then there are no rows.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from geaflow_sql import types as T
+from geaflow_sql.errors import ExecutionError, ValidationError
+
+from ..builtin import ID, BuiltinAlgorithm, Output, Param
+from ..dist_graph import DistGraph, Needs
+from ..local_graph import LocalGraph
+from ..options import RunOptions
+from ..registry import register_algorithm
+
+# GeaFlow proposes at most this many OUT edges per vertex.
+PROPOSALS_PER_VERTEX = 50
+# Propose, accept, record: the supersteps before a vertex holds its rows.
+SUPERSTEPS = 3
+
+
+class IncMinimumSpanningTree(BuiltinAlgorithm):
+    name = "IncMST"
+    java_classes = ("org.apache.geaflow.dsl.udf.graph.IncMinimumSpanningTree",)
+    params = (
+        Param("max_iterations", "int", 50),
+        Param("threshold", "float", 0.001),
+        Param("field", "str", "mst_edges"),
+    )
+    outputs = (Output("srcId", ID), Output("targetId", ID), Output("weight", T.DOUBLE))
+
+    def check_args(self, args: list[Any]) -> None:
+        p = self.bind(args, None)
+        if p["max_iterations"] <= 0:
+            raise ValidationError(f"{self.name}() maxIterations must be positive")
+        if not 0.0 <= p["threshold"] <= 1.0:
+            raise ValidationError(f"{self.name}() convergenceThreshold must be between 0 and 1")
+        if not str(p["field"]).strip():
+            raise ValidationError(f"{self.name}() keyFieldName cannot be empty")
+
+    def prepare(self, p: dict[str, Any], graph: Any) -> dict[str, Any]:
+        self.check_args([p["max_iterations"], p["threshold"], p["field"]])
+        names = list(getattr(graph, "edge_properties", {}) or {})
+        if not names:
+            raise ExecutionError(
+                f"{self.name}() reads an edge's weight from its first property, "
+                f"but the edges of graph {graph.name or '?'} have no properties"
+            )
+        return {**p, "weight_column": names[0]}
+
+    def needs(self, p: dict[str, Any]) -> Needs:
+        return Needs(edge_props=(p["weight_column"],))
+
+    def local(self, g: LocalGraph, p: dict[str, Any], max_iterations: int) -> list[np.ndarray]:
+        accepted = (
+            np.flatnonzero(_accepted(g)) if max_iterations >= SUPERSTEPS else np.array([], int)
+        )
+        weight = _weights(g.edge_props[p["weight_column"]][accepted])
+        src = g.src[accepted]
+        # One row per (vertex, distinct weight) as a Java HashSet<MSTEdge> keeps them.
+        _, first = np.unique(
+            np.stack([src, _java_double_bits(weight)], axis=1), axis=0, return_index=True
+        )
+        first = np.sort(first)
+        ids = g.ids[src[first]]
+        return [ids, ids, weight[first]]
+
+    def distributed(self, dg: DistGraph, p: dict[str, Any], opts: RunOptions) -> Any:
+        from pyspark.sql import Window
+        from pyspark.sql import functions as F
+
+        column = p["weight_column"]
+        ids = dg.vertex_ids()
+        if opts.max_iterations < SUPERSTEPS:
+            return ids.select(
+                F.col("id").alias("c0"),
+                F.col("id").alias("c1"),
+                F.lit(None).cast("double").alias("c2"),
+            ).where(F.lit(False))
+        in_order = Window.partitionBy("src").orderBy("pos")
+        proposed = (
+            dg.edges.select("src", "dst", F.col(f"`{column}`").alias("w"))
+            .withColumn("pos", F.monotonically_increasing_id())
+            .withColumn("place", F.row_number().over(in_order))
+            .where(F.col("place") <= PROPOSALS_PER_VERTEX)
+        )
+        accepted = (
+            proposed.where(F.col("src") != F.col("dst"))
+            .join(ids.withColumnRenamed("id", "src"), "src", "left_semi")
+            .join(ids.withColumnRenamed("id", "dst"), "dst", "left_semi")
+        )
+        checked = accepted.select(
+            "src",
+            F.when(F.col("w").isNull(), F.raise_error(F.lit(_null_weight_message(self.name))))
+            .otherwise(F.col("w").cast("double"))
+            .alias("w"),
+        )
+        # A string key keeps 0.0 and -0.0 apart, as Double.compare does.
+        distinct = checked.withColumn("key", F.col("w").cast("string")).dropDuplicates(
+            ["src", "key"]
+        )
+        return distinct.select(F.col("src").alias("c0"), F.col("src").alias("c1"), "w")
+
+
+def _accepted(g: LocalGraph) -> np.ndarray:
+    """Per edge: proposed by a vertex, and accepted by another vertex."""
+    order = np.argsort(g.src, kind="stable")
+    sorted_src = g.src[order]
+    group_start = np.r_[0, np.flatnonzero(sorted_src[1:] != sorted_src[:-1]) + 1]
+    sizes = np.diff(np.r_[group_start, len(order)])
+    place = np.empty(len(order), dtype=np.int64)
+    place[order] = np.arange(len(order)) - np.repeat(group_start, sizes)
+    return (place < PROPOSALS_PER_VERTEX) & (g.src < g.nv) & (g.dst < g.nv) & (g.src != g.dst)
+
+
+def _weights(values: np.ndarray) -> np.ndarray:
+    if values.dtype.kind == "f":
+        return values.astype(np.float64)
+    if any(v is None for v in values.tolist()):
+        raise ExecutionError(_null_weight_message(IncMinimumSpanningTree.name))
+    return values.astype(np.float64)
+
+
+def _null_weight_message(name: str) -> str:
+    return f"{name}() reads an edge's weight from its first property, which is null"
+
+
+def _java_double_bits(values: np.ndarray) -> np.ndarray:
+    """``Double.doubleToLongBits``: the key Java's ``Double.compare`` equality uses."""
+    canonical = np.where(np.isnan(values), np.nan, values)
+    return canonical.astype(np.float64).view(np.int64)
+
+
+register_algorithm(IncMinimumSpanningTree(), "inc_mst")
