@@ -99,6 +99,13 @@ class EdgeMatch(LogicalNode):
     max_hops: int = 1
     edge_hidden: bool = False
     target_hidden: bool = False
+    edge_only: bool = False
+
+    def __post_init__(self) -> None:
+        if self.edge_only and (
+            self.target_bound is not None or self.target_filter is not None or self.is_loop
+        ):
+            raise ValueError("an edge-only expansion has one hop and no target vertex")
 
     @classmethod
     def _input_fields(cls) -> tuple[str, ...]:
@@ -115,7 +122,7 @@ class EdgeMatch(LogicalNode):
     @property
     def schema(self) -> Schema:
         out = self.input.schema + (Field(self.edge_variable, self.edge_type),)
-        if self.target_bound is None:
+        if self.target_bound is None and not self.edge_only:
             out += (Field(self.target_variable, self.vertex_type),)
         return out
 
@@ -123,11 +130,12 @@ class EdgeMatch(LogicalNode):
         arrow = {"OUT": "->", "IN": "<-", "BOTH": "-"}[self.direction]
         hops = "" if not self.is_loop else f"{{{self.min_hops},{self.max_hops}}}"
         src = self.input.schema[self.source].name
-        target = (
-            self.input.schema[self.target_bound].name
-            if self.target_bound is not None
-            else f"{self.target_variable}:{'|'.join(self.target_labels) or '*'}"
-        )
+        if self.edge_only:
+            target = "~"
+        elif self.target_bound is not None:
+            target = self.input.schema[self.target_bound].name
+        else:
+            target = f"{self.target_variable}:{'|'.join(self.target_labels) or '*'}"
         parts = [
             f"({src}){arrow}[{self.edge_variable}:{'|'.join(self.edge_labels) or '*'}]{hops}({target})"
         ]

@@ -16,7 +16,8 @@ makes by itself but other planners (and the graph planner) do: ``@nosink``
 before a statement adds it to the job without its sink, an intermediate result
 nothing reads; ``@union`` wraps the statement's query in a one-input UNION.
 ``== name | after: rule_a, rule_b`` first runs those rules (each alone), so a
-rule can be shown on the plans the rules before it leave.
+rule can be shown on the plans the rules before it leave.  A case may begin
+with ``USE GRAPH social;`` to plan on the catalog's graph of several labels.
 Set ``GEAFLOW_SQL_REGEN_GOLDEN=1`` to rewrite the expected plans from the
 current output (then read the diff before committing it).
 """
@@ -53,6 +54,12 @@ CREATE TABLE sink (a bigint, b varchar)
 CREATE GRAPH g (
   Vertex person (id bigint ID, name varchar, age int),
   Edge knows (src bigint SOURCE ID, dst bigint DESTINATION ID, weight double)
+) WITH (storeType='memory');
+CREATE GRAPH social (
+  Vertex person (id bigint ID, name varchar, age int),
+  Vertex software (id bigint ID, name varchar, lang varchar),
+  Edge knows (src bigint SOURCE ID, dst bigint DESTINATION ID, weight double),
+  Edge created (src bigint SOURCE ID, dst bigint DESTINATION ID, weight double)
 ) WITH (storeType='memory');
 USE GRAPH g;
 """
@@ -118,16 +125,23 @@ def catalog() -> Catalog:
 
 def plan_of(text: str, cat: Catalog) -> LogicalNode:
     roots: list[LogicalNode] = []
+    # A case may start with ``USE GRAPH social;`` (for several labels); the
+    # next case starts on ``g`` again.
+    current = cat.current_graph
     for raw in [p.strip() for p in text.split(";") if p.strip()]:
         detach = raw.startswith("@nosink")
         wrap = raw.startswith("@union")
         script = parse(raw.removeprefix("@nosink").removeprefix("@union").strip())
         ctx = BindContext(cat, Config({}), script.text)
         bound = StatementBinder(ctx).bind(script.statements[0])
+        if isinstance(bound, SessionChange):
+            cat.current_graph = bound.value.name
+            continue
         root = bound.root  # type: ignore[attr-defined]
         if wrap:
             root = root.with_inputs(Union((root.inputs[0],), True))
         roots.append(root.inputs[0] if detach else root)
+    cat.current_graph = current
     return roots[0] if len(roots) == 1 else Job(tuple(roots))
 
 

@@ -13,6 +13,7 @@ from dataclasses import dataclass
 
 from planner.logical import LogicalNode, transform_up
 
+from .choose_match_start import choose_match_start
 from .constant_folding import constant_folding
 from .merge_filters import merge_filters
 from .merge_projects import merge_projects
@@ -22,9 +23,11 @@ from .push_filter_into_join import push_filter_into_join
 from .push_filter_into_scan import push_filter_into_scan
 from .push_filter_into_vertex_match import push_filter_into_vertex_match
 from .push_filter_through_project import push_filter_through_project
+from .push_label_into_match import push_label_into_match
 from .remove_identity_project import remove_identity_project
 from .remove_single_union import remove_single_union
 from .remove_sinkless_branches import remove_sinkless_branches
+from .sql2graph import sql2graph
 
 
 @dataclass(frozen=True)
@@ -52,8 +55,11 @@ LOGICAL = (
     Rule("push_filter_through_project", node_fn=push_filter_through_project),
     Rule("push_filter_into_join", node_fn=push_filter_into_join),
     Rule("push_filter_into_scan", node_fn=push_filter_into_scan),
+    Rule("sql2graph", node_fn=sql2graph),
     Rule("push_filter_into_vertex_match", node_fn=push_filter_into_vertex_match),
     Rule("push_filter_into_edge_match", node_fn=push_filter_into_edge_match),
+    Rule("push_label_into_match", node_fn=push_label_into_match),
+    Rule("choose_match_start", plan_fn=choose_match_start),
 )
 POST_OPTIMIZE = (
     Rule("prune_columns", plan_fn=prune_columns),

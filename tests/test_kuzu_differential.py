@@ -1,0 +1,575 @@
+"""MATCH against a real graph database: Kuzu (embedded Cypher) as the oracle.
+
+Hypothesis generates small property graphs (vertex labels ``A`` and ``B`` with
+an int property ``p``, edge labels ``R`` and ``S`` with an int property ``w``;
+nulls and isolated vertices included) and 1-3 hop patterns (label
+alternatives, OUT/IN/BOTH, property conditions inline and after the pattern,
+variable-length edges ``{m,n}`` and open ``{m,}`` up to 3 hops, a second
+comma pattern joined on a shared variable, anonymous elements).  Each pattern
+runs through geaflow-sql and, written as Cypher, through Kuzu; the multisets
+of returned vertex ids must be equal.
+
+Where GeaFlow and Cypher (or Kuzu) differ, and what this test does about it
+(each of GeaFlow's sides is tested on its own below, ``test_geaflow_side_*``):
+
+1. **Repeated edges in a path.**  openCypher matches with relationship
+   isomorphism (no relationship twice in one MATCH); GeaFlow is homomorphic
+   (an edge may be walked twice, e.g. there and back).  Kuzu 0.11, however,
+   walks: fixed patterns and recursive ones (``recursive_pattern_semantic``
+   is WALK, set explicitly here) reuse relationships.  So the semantics agree
+   and nothing is translated; ``test_kuzu_walks`` pins Kuzu's behaviour so a
+   Kuzu that switched to trails would fail loudly rather than silently.
+2. **Anonymous elements.**  A GeaFlow path consists of its *named* elements:
+   after each comma pattern with an anonymous vertex or edge, paths that agree
+   on every named element so far are one path.  Cypher keeps every binding.
+   Translated exactly: every element gets a name in Cypher, and after such a
+   pattern ``WITH DISTINCT`` keeps the named vertices and the identities of
+   the named edges (a variable-length edge: its last relationship).
+3. **Variable-length edge variables.**  In GeaFlow ``-[e]->{1,3}`` binds
+   ``e`` to the last edge of the run; in Cypher to the list of them.  Only
+   vertex ids are returned, and (2) uses the last relationship's identity.
+   An edge matched in both directions (``-[e]-``) is a GeaFlow value *as
+   walked*: its ``~src`` is where the walk came from.  The same relationship
+   walked the other way is a different value, so for such edges (2) keeps
+   the far end's id next to the relationship's identity.
+4. **Vertex identity.**  GeaFlow identifies a vertex by its id alone, and an
+   edge's ends are ids: two labels holding the same id are both reached.  A
+   Kuzu node is (table, primary key).  The generated ids are unique across
+   labels.
+5. **Dangling edges.**  GeaFlow stores an edge whose end vertex does not
+   exist (a MATCH never reaches a missing vertex); Kuzu cannot store one.
+   Generated edges join existing vertices.
+6. **Self-loops under BOTH and parallel edges.**  A self-loop matched by
+   ``-[e]-`` is walked out and in: two matches in GeaFlow, and two in Kuzu.
+   Parallel edges are separate matches in both when named.  Values of
+   parallel edges with equal properties are *equal* in GeaFlow (an edge is its
+   ends, label and properties), so (2) would merge them while Kuzu's
+   relationship ids stay apart: the strategy with self-loops and parallel
+   edges names every element.
+"""
+
+from __future__ import annotations
+
+import itertools
+from collections import Counter
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+
+kuzu = pytest.importorskip("kuzu")
+hypothesis = pytest.importorskip("hypothesis")
+from hypothesis import HealthCheck, given, settings  # noqa: E402
+from hypothesis import strategies as st  # noqa: E402
+
+MAX_HOPS = 3  # geaflow.dsl.match.max.hops in this test: the bound of {m,}
+PATTERNS_PER_GRAPH = 10  # patterns per generated graph: loading a graph costs Spark jobs
+
+# ---------------------------------------------------------------------------
+# Graphs
+# ---------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Graph:
+    vertices: tuple[tuple[str, int, int | None], ...]  # (label, id, p)
+    edges: tuple[tuple[str, int, int, int | None], ...]  # (label, src, dst, w)
+
+
+small_int = st.one_of(st.integers(0, 4), st.none())
+
+
+@st.composite
+def graphs(draw, loops: bool = False) -> Graph:
+    n_a = draw(st.integers(0, 5))
+    n_b = draw(st.integers(0, 4))
+    labels = ["A"] * n_a + ["B"] * n_b
+    # Ids unique across labels (difference 4), not in label order.
+    ids = draw(st.permutations(list(range(1, len(labels) + 1))))
+    vertices = tuple((lab, vid, draw(small_int)) for lab, vid in zip(labels, ids, strict=True))
+    if not vertices:
+        return Graph((), ())
+    pairs = [(s, d) for s in ids for d in ids if loops or s != d]
+    if not pairs:
+        return Graph(vertices, ())
+    edge = st.tuples(st.sampled_from(["R", "S"]), st.sampled_from(pairs), small_int)
+    drawn = draw(st.lists(edge, max_size=10))
+    edges = tuple((lab, s, d, w) for lab, (s, d), w in drawn)
+    if not loops:
+        # One edge per (label, src, dst): parallel edges live in the other strategy.
+        seen: set[tuple[str, int, int]] = set()
+        unique = []
+        for e in edges:
+            if e[:3] not in seen:
+                seen.add(e[:3])
+                unique.append(e)
+        edges = tuple(unique)
+    return Graph(vertices, edges)
+
+
+# ---------------------------------------------------------------------------
+# Patterns
+# ---------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Cond:
+    op: str  # > < = <> null
+    value: int
+    as_map: bool = False  # GeaFlow {prop: value} instead of WHERE
+
+    def gql(self, var: str, prop: str) -> str:
+        if self.op == "null":
+            return f"{var}.{prop} IS NULL"
+        return f"{var}.{prop} {self.op} {self.value}"
+
+    cypher = gql
+
+
+@dataclass(frozen=True)
+class NodeP:
+    var: str | None
+    labels: tuple[str, ...]
+    cond: Cond | None
+
+
+@dataclass(frozen=True)
+class EdgeP:
+    var: str | None
+    labels: tuple[str, ...]
+    direction: str  # OUT IN BOTH
+    cond: Cond | None
+    hops: tuple[int, int | None] | None  # None: one hop; (m, n) or (m, None) for {m,}
+
+
+@dataclass(frozen=True)
+class PathP:
+    nodes: tuple[NodeP, ...]
+    edges: tuple[EdgeP, ...]
+    continues: bool = False  # starts at a vertex an earlier pattern bound
+
+    @property
+    def anonymous(self) -> bool:
+        own = self.nodes[1:] if self.continues else self.nodes
+        return any(n.var is None for n in own) or any(e.var is None for e in self.edges)
+
+
+@dataclass(frozen=True)
+class Query:
+    paths: tuple[PathP, ...]
+    where: tuple[str, str, str] | None  # (var, op, var) on p
+
+    def named_vertices(self) -> list[str]:
+        out: list[str] = []
+        for p in self.paths:
+            for n in p.nodes:
+                if n.var is not None and n.var not in out:
+                    out.append(n.var)
+        return out
+
+
+vertex_labels = st.sampled_from([(), ("A",), ("B",), ("A", "B")])
+edge_labels = st.sampled_from([(), ("R",), ("S",), ("R", "S")])
+
+
+def conds(map_ok: bool) -> st.SearchStrategy[Cond | None]:
+    cond = st.builds(
+        Cond,
+        st.sampled_from([">", "<", "=", "<>", "null"]),
+        st.integers(0, 4),
+        st.booleans() if map_ok else st.just(False),
+    )
+    return st.one_of(st.none(), st.none(), cond)
+
+
+def _fix_map(c: Cond | None, named: bool) -> Cond | None:
+    """Anonymous elements filter through {prop: value} maps (no name to
+    qualify a WHERE with); maps only say equality."""
+    if c is None:
+        return None
+    if not named:
+        return Cond("=", c.value, True)
+    if c.as_map and c.op != "=":
+        return Cond(c.op, c.value, False)
+    return c
+
+
+@st.composite
+def queries(draw, all_named: bool = False) -> Query:
+    counter = itertools.count()
+
+    def node(force_name: bool = False) -> NodeP:
+        named = force_name or all_named or draw(st.booleans())
+        var = f"v{next(counter)}" if named else None
+        return NodeP(var, draw(vertex_labels), _fix_map(draw(conds(True)), named))
+
+    def edge() -> EdgeP:
+        named = all_named or draw(st.booleans())
+        var = f"e{next(counter)}" if named else None
+        hops = draw(
+            st.one_of(
+                st.none(),
+                st.none(),
+                st.tuples(st.integers(1, 2), st.integers(1, MAX_HOPS)).map(
+                    lambda t: (t[0], max(t))
+                ),
+                st.tuples(st.integers(1, MAX_HOPS), st.none()),
+            )
+        )
+        return EdgeP(
+            var,
+            draw(edge_labels),
+            draw(st.sampled_from(["OUT", "IN", "BOTH"])),
+            _fix_map(draw(conds(True)), named),
+            hops,
+        )
+
+    n_hops = draw(st.integers(1, 3))
+    nodes = [node(force_name=True)] + [node() for _ in range(n_hops)]
+    edges = [edge() for _ in range(n_hops)]
+    first = PathP(tuple(nodes), tuple(edges))
+    paths = [first]
+    named = [n.var for n in nodes if n.var is not None]
+    if draw(st.integers(0, 3)) == 0:
+        shared = draw(st.sampled_from(named))
+        paths.append(PathP((NodeP(shared, (), None), node()), (edge(),), continues=True))
+        named += [n.var for n in paths[-1].nodes[1:] if n.var is not None]
+    where = None
+    if len(named) > 1 and draw(st.integers(0, 2)) == 0:
+        a, b = draw(st.permutations(named))[:2]
+        where = (a, draw(st.sampled_from(["<", "=", "<>"])), b)
+    return Query(tuple(paths), where)
+
+
+# ---------------------------------------------------------------------------
+# GeaFlow text
+# ---------------------------------------------------------------------------
+
+
+def _gql_filter(var: str | None, prop: str, c: Cond | None) -> str:
+    if c is None:
+        return ""
+    if c.as_map:
+        return f" {{{prop}: {c.value}}}"
+    assert var is not None
+    return f" WHERE {c.gql(var, prop)}"
+
+
+def gql_node(n: NodeP, bare: bool = False) -> str:
+    if bare:
+        return f"({n.var})"
+    labels = (":" + "|".join(n.labels)) if n.labels else ""
+    return f"({n.var or ''}{labels}{_gql_filter(n.var, 'p', n.cond)})"
+
+
+def gql_edge(e: EdgeP) -> str:
+    labels = (":" + "|".join(e.labels)) if e.labels else ""
+    inner = f"[{e.var or ''}{labels}{_gql_filter(e.var, 'w', e.cond)}]"
+    loop = ""
+    if e.hops is not None:
+        m, n = e.hops
+        loop = f"{{{m},{'' if n is None else n}}}"
+    if e.direction == "OUT":
+        return f"-{inner}->{loop}"
+    if e.direction == "IN":
+        return f"<-{inner}-{loop}"
+    return f"-{inner}-{loop}"
+
+
+def gql_path(p: PathP) -> str:
+    out = gql_node(p.nodes[0], bare=p.continues)
+    for e, n in zip(p.edges, p.nodes[1:], strict=True):
+        out += gql_edge(e) + gql_node(n)
+    return out
+
+
+def gql_query(q: Query) -> str:
+    text = "MATCH " + ", ".join(gql_path(p) for p in q.paths)
+    if q.where is not None:
+        a, op, b = q.where
+        text += f" WHERE {a}.p {op} {b}.p"
+    cols = ", ".join(f"{v}.id AS c{i}" for i, v in enumerate(q.named_vertices()))
+    return f"{text} RETURN {cols}"
+
+
+def gql_script(g: Graph) -> str:
+    lines = [
+        "CREATE GRAPH kg (",
+        "  Vertex A (id bigint ID, p bigint),",
+        "  Vertex B (id bigint ID, p bigint),",
+        "  Edge R (src bigint SOURCE ID, dst bigint DESTINATION ID, w bigint),",
+        "  Edge S (src bigint SOURCE ID, dst bigint DESTINATION ID, w bigint)",
+        ") WITH (storeType='memory');",
+        "USE GRAPH kg;",
+        f"SET geaflow.dsl.match.max.hops = {MAX_HOPS};",
+    ]
+
+    def lit(v: int | None) -> str:
+        return "CAST(NULL AS BIGINT)" if v is None else str(v)
+
+    for label in ("A", "B"):
+        rows = [f"({vid}, {lit(p)})" for lab, vid, p in g.vertices if lab == label]
+        if rows:
+            lines.append(f"INSERT INTO kg.{label}(id, p) VALUES {', '.join(rows)};")
+    for label in ("R", "S"):
+        rows = [f"({s}, {d}, {lit(w)})" for lab, s, d, w in g.edges if lab == label]
+        if rows:
+            lines.append(f"INSERT INTO kg.{label}(src, dst, w) VALUES {', '.join(rows)};")
+    return "\n".join(lines)
+
+
+# ---------------------------------------------------------------------------
+# Cypher text
+# ---------------------------------------------------------------------------
+
+
+def cypher_query(q: Query) -> str:
+    names = itertools.count()
+    clauses: list[str] = []
+    carried_nodes: list[str] = []
+    carried_edges: list[tuple[str, str, bool]] = []  # (alias, identity expr, aliased yet)
+
+    for p in q.paths:
+        conds: list[str] = []
+        node_names: list[str] = []
+        for n in p.nodes:
+            name = n.var or f"_v{next(names)}"
+            node_names.append(name)
+            if p.continues and n is p.nodes[0]:
+                continue
+            if n.cond is not None:
+                conds.append(n.cond.cypher(name, "p"))
+        text = f"({node_names[0]}{_cy_labels(p.nodes[0])})"
+        if p.continues:
+            text = f"({node_names[0]})"
+        for e, n, name in zip(p.edges, p.nodes[1:], node_names[1:], strict=True):
+            ename = e.var or f"_e{next(names)}"
+            labels = (":" + "|".join(e.labels)) if e.labels else ""
+            if e.hops is None:
+                inner = f"[{ename}{labels}]"
+                if e.cond is not None:
+                    conds.append(e.cond.cypher(ename, "w"))
+                identity = f"id({ename})"
+            else:
+                m, hi = e.hops
+                hi = MAX_HOPS if hi is None else hi
+                each = "" if e.cond is None else f" (_r, _n | WHERE {e.cond.cypher('_r', 'w')})"
+                inner = f"[{ename}{labels}*{m}..{hi}{each}]"
+                identity = f"id(rels({ename})[-1])"
+            if e.var is not None:
+                carried_edges.append((f"{e.var}_id", identity, False))
+                if e.direction == "BOTH":
+                    # GeaFlow's edge value is the edge as walked (its ~src/~dst
+                    # follow the walk), so one edge walked either way is two
+                    # values: the far end tells the two walks apart.
+                    carried_edges.append((f"{e.var}_end", f"{name}.id", False))
+            arrow = {"OUT": ("-", "->"), "IN": ("<-", "-"), "BOTH": ("-", "-")}[e.direction]
+            text += f"{arrow[0]}{inner}{arrow[1]}({name}{_cy_labels(n)})"
+        carried_nodes += [n.var for n in p.nodes if n.var is not None and n.var not in carried_nodes]
+        if p is q.paths[-1] and q.where is not None:
+            a, op, b = q.where
+            conds.append(f"{a}.p {op} {b}.p")
+        clause = f"MATCH {text}"
+        if conds:
+            clause += " WHERE " + " AND ".join(f"({c})" for c in conds)
+        clauses.append(clause)
+        if p.anonymous:
+            items = list(carried_nodes)
+            for alias, identity, aliased in carried_edges:
+                items.append(alias if aliased else f"{identity} AS {alias}")
+            carried_edges = [(alias, identity, True) for alias, identity, _ in carried_edges]
+            clauses.append("WITH DISTINCT " + ", ".join(items))
+    cols = ", ".join(f"{v}.id" for v in q.named_vertices())
+    return " ".join(clauses) + f" RETURN {cols}"
+
+
+def _cy_labels(n: NodeP) -> str:
+    return "".join(f":{lab}" for lab in n.labels)
+
+
+# ---------------------------------------------------------------------------
+# Running both
+# ---------------------------------------------------------------------------
+
+
+def kuzu_rows(tmp: Path, g: Graph, cyphers: list[str]) -> list[Counter]:
+    db = kuzu.Database(str(tmp / "kuzu"))
+    conn = kuzu.Connection(db)
+    conn.execute("CALL recursive_pattern_semantic='WALK'")
+    for label in ("A", "B"):
+        conn.execute(f"CREATE NODE TABLE {label}(id INT64, p INT64, PRIMARY KEY(id))")
+    ends = "FROM A TO A, FROM A TO B, FROM B TO A, FROM B TO B"
+    for label in ("R", "S"):
+        conn.execute(f"CREATE REL TABLE {label}({ends}, w INT64)")
+    label_of = {vid: lab for lab, vid, _ in g.vertices}
+    for lab, vid, p in g.vertices:
+        conn.execute(f"CREATE (:{lab} {{id: $id, p: $p}})", {"id": vid, "p": p})
+    for lab, s, d, w in g.edges:
+        conn.execute(
+            f"MATCH (x:{label_of[s]} {{id: $s}}), (y:{label_of[d]} {{id: $d}}) "
+            f"CREATE (x)-[:{lab} {{w: $w}}]->(y)",
+            {"s": s, "d": d, "w": w},
+        )
+    out = []
+    for q in cyphers:
+        result = conn.execute(q)
+        rows = []
+        while result.has_next():
+            rows.append(tuple(result.get_next()))
+        out.append(Counter(rows))
+    conn.close()
+    db.close()
+    return out
+
+
+def geaflow_rows(spark, tmp: Path, g: Graph, gqls: list[str], conf: dict) -> list[Counter]:
+    from geaflow_sql import Session
+
+    session = Session(spark=spark, base_dir=str(tmp), conf=conf)
+    session.execute(gql_script(g))
+    return [Counter(session.sql(q).collect()) for q in gqls]
+
+
+def check(spark, tmp: Path, g: Graph, qs: list[Query], conf: dict | None = None) -> None:
+    gqls = [gql_query(q) for q in qs]
+    cyphers = [cypher_query(q) for q in qs]
+    expected = kuzu_rows(tmp, g, cyphers)
+    got = geaflow_rows(spark, tmp, g, gqls, conf or {})
+    for gq, cq, want, have in zip(gqls, cyphers, expected, got, strict=True):
+        assert have == want, (
+            f"\ngraph: {g}\nGQL:    {gq}\nCypher: {cq}\n"
+            f"only GeaFlow: {dict(have - want)}\nonly Kuzu: {dict(want - have)}"
+        )
+
+
+_SETTINGS = settings(
+    max_examples=12,
+    deadline=None,
+    derandomize=True,
+    suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow, HealthCheck.data_too_large],
+)
+
+COUNTED: dict[str, int] = {}
+
+
+@_SETTINGS
+@given(g=graphs(), qs=st.lists(queries(), min_size=PATTERNS_PER_GRAPH, max_size=PATTERNS_PER_GRAPH))
+def test_match_agrees_with_kuzu(spark, tmp_path_factory, g, qs):
+    check(spark, tmp_path_factory.mktemp("kz"), g, qs)
+    COUNTED["simple"] = COUNTED.get("simple", 0) + len(qs)
+
+
+@settings(_SETTINGS, max_examples=5)
+@given(
+    g=graphs(loops=True),
+    qs=st.lists(queries(all_named=True), min_size=PATTERNS_PER_GRAPH, max_size=PATTERNS_PER_GRAPH),
+)
+def test_match_agrees_with_kuzu_on_self_loops_and_parallel_edges(spark, tmp_path_factory, g, qs):
+    check(spark, tmp_path_factory.mktemp("kz"), g, qs)
+    COUNTED["loops"] = COUNTED.get("loops", 0) + len(qs)
+
+
+@settings(_SETTINGS, max_examples=3)
+@given(g=graphs(), qs=st.lists(queries(), min_size=PATTERNS_PER_GRAPH, max_size=PATTERNS_PER_GRAPH))
+def test_match_agrees_with_kuzu_with_rules_off(spark, tmp_path_factory, g, qs):
+    check(spark, tmp_path_factory.mktemp("kz"), g, qs, {"geaflow.dsl.optimizer.enabled": "false"})
+    COUNTED["rules-off"] = COUNTED.get("rules-off", 0) + len(qs)
+
+
+def test_at_least_200_pairs_ran():
+    """Runs after the property tests in this module (pytest keeps file order)."""
+    if not COUNTED:
+        pytest.skip("run together with the property tests of this module")
+    assert sum(COUNTED.values()) >= 200, COUNTED
+
+
+# ---------------------------------------------------------------------------
+# The translation assumptions, and GeaFlow's side of each difference
+# ---------------------------------------------------------------------------
+
+SMALL = Graph((("A", 1, 1), ("A", 2, 2), ("B", 3, 3)), (("R", 1, 2, 5),))
+
+
+def test_kuzu_walks(tmp_path):
+    """Difference 1: Kuzu reuses a relationship within one path (fixed and
+    variable length), like GeaFlow; the differential test relies on it."""
+    fixed = "MATCH (a)-[e]-(b)-[f]-(c) RETURN a.id, b.id, c.id"
+    var = "MATCH (a)-[e*2..2]-(c) RETURN a.id, c.id"
+    got = kuzu_rows(tmp_path, SMALL, [fixed, var])
+    assert got[0] == Counter({(1, 2, 1): 1, (2, 1, 2): 1})
+    assert got[1] == Counter({(1, 1): 1, (2, 2): 1})
+
+
+def _rows(session, text: str) -> Counter:
+    return Counter(session.sql(text).collect())
+
+
+@pytest.fixture
+def small(session):
+    session.execute(gql_script(SMALL))
+    return session
+
+
+def test_geaflow_side_an_edge_walked_twice(small):
+    """1: there and back over the single edge is a path."""
+    assert _rows(small, "MATCH (a)-[e]-(b)-[f]-(c) RETURN a.id, b.id, c.id") == Counter(
+        {(1, 2, 1): 1, (2, 1, 2): 1}
+    )
+    assert _rows(small, "MATCH (a)-[e]-{2,2}(c) RETURN a.id, c.id") == Counter(
+        {(1, 1): 1, (2, 2): 1}
+    )
+
+
+def test_geaflow_side_anonymous_elements_are_a_set(session):
+    """2: two ways to reach 4 through anonymous middles are one path; naming
+    the middle vertex makes them two."""
+    g = Graph(
+        (("A", 1, 0), ("A", 2, 0), ("A", 3, 0), ("A", 4, 0)),
+        (("R", 1, 2, 1), ("R", 1, 3, 1), ("R", 2, 4, 1), ("R", 3, 4, 1)),
+    )
+    session.execute(gql_script(g))
+    assert _rows(session, "MATCH (a WHERE a.id = 1)->()->(b) RETURN a.id, b.id") == Counter(
+        {(1, 4): 1}
+    )
+    assert _rows(session, "MATCH (a WHERE a.id = 1)->(m)->(b) RETURN a.id, b.id") == Counter(
+        {(1, 4): 2}
+    )
+
+
+def test_geaflow_side_variable_length_edge_is_the_last_edge(session):
+    """3: ``e`` of ``-[e]->{0,2}`` is the run's last edge, null for no hop."""
+    g = Graph((("A", 1, 0), ("A", 2, 0), ("A", 3, 0)), (("R", 1, 2, 10), ("R", 2, 3, 20)))
+    session.execute(gql_script(g))
+    got = _rows(session, "MATCH (a WHERE a.id = 1)-[e]->{0,2}(b) RETURN b.id, e.w")
+    assert got == Counter({(1, None): 1, (2, 10): 1, (3, 20): 1})
+
+
+def test_geaflow_side_ids_identify_vertices_across_labels(session):
+    """4: an edge to id 2 reaches both vertices with id 2 (labels A and B)."""
+    session.execute(gql_script(Graph((("A", 1, 0), ("A", 2, 5), ("B", 2, 7)), (("R", 1, 2, 0),))))
+    assert _rows(session, "MATCH (a WHERE a.id = 1)-[e]->(b) RETURN label(b), b.p") == Counter(
+        {("A", 5): 1, ("B", 7): 1}
+    )
+
+
+def test_geaflow_side_dangling_edges_reach_nothing(session):
+    """5: an edge to a missing vertex is stored but never reaches a vertex."""
+    session.execute(gql_script(Graph((("A", 1, 0),), (("R", 1, 9, 0), ("R", 9, 1, 0)))))
+    assert _rows(session, "MATCH (a)-[e]->(b) RETURN a.id, b.id") == Counter()
+    assert _rows(session, "MATCH (a)<-[e]-(b) RETURN a.id, b.id") == Counter()
+
+
+def test_geaflow_side_self_loops_and_parallel_edges(session):
+    """6: a self-loop under BOTH is walked out and in; parallel equal edges
+    are two matches when named and one when anonymous."""
+    g = Graph((("A", 1, 0), ("A", 2, 0)), (("R", 1, 1, 3), ("R", 1, 2, 4), ("R", 1, 2, 4)))
+    session.execute(gql_script(g))
+    assert _rows(
+        session, "MATCH (a)-[e]-(b) WHERE a.id = 1 AND b.id = 1 RETURN e.~direction, e.w"
+    ) == Counter({("OUT", 3): 1, ("IN", 3): 1})
+    assert _rows(session, "MATCH (a WHERE a.id = 1)-[e]->(b WHERE b.id = 2) RETURN b.id") == Counter(
+        {(2,): 2}
+    )
+    assert _rows(session, "MATCH (a WHERE a.id = 1)-[]->(b WHERE b.id = 2) RETURN b.id") == Counter(
+        {(2,): 1}
+    )

@@ -1,0 +1,168 @@
+"""MATCH pattern forms on a small graph built here, with exact answers.
+
+The graph (``mg``)::
+
+    person   1 ann 30    2 bob 25    3 cat 41    4 dan 35
+    software 10 sql java   11 ml python
+    knows    1->2 (0.5)  1->3 (0.9)  2->3 (0.2)  3->4 (0.7)
+    created  1->10 (1.0) 3->10 (0.4) 3->11 (0.6) 4->11 (0.3)
+
+The other ``test_match_*`` modules import ``GRAPH``, ``rows`` and the
+``mg`` fixture from here.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+GRAPH = """
+CREATE GRAPH mg (
+  Vertex person (id bigint ID, name varchar, age int),
+  Vertex software (id bigint ID, name varchar, lang varchar),
+  Edge knows (src bigint SOURCE ID, dst bigint DESTINATION ID, weight double),
+  Edge created (src bigint SOURCE ID, dst bigint DESTINATION ID, weight double)
+) WITH (storeType='memory');
+USE GRAPH mg;
+INSERT INTO mg.person VALUES (1, 'ann', 30), (2, 'bob', 25), (3, 'cat', 41), (4, 'dan', 35);
+INSERT INTO mg.software VALUES (10, 'sql', 'java'), (11, 'ml', 'python');
+INSERT INTO mg.knows VALUES (1, 2, 0.5), (1, 3, 0.9), (2, 3, 0.2), (3, 4, 0.7);
+INSERT INTO mg.created VALUES (1, 10, 1.0), (3, 10, 0.4), (3, 11, 0.6), (4, 11, 0.3);
+"""
+
+
+def rows(session, query: str, conf: dict | None = None) -> list[tuple]:
+    """The query's rows, sorted (None first), so multisets compare exactly."""
+    if conf:
+        for key, value in conf.items():
+            session.execute(f"SET {key} = {value}")
+    got = session.sql(query).collect()
+    return sorted(got, key=lambda r: tuple((v is not None, v) for v in r))
+
+
+@pytest.fixture(scope="module")
+def mg(spark, tmp_path_factory):
+    from geaflow_sql import Session
+
+    s = Session(spark=spark, base_dir=str(tmp_path_factory.mktemp("mg")))
+    s.execute(GRAPH)
+    return s
+
+
+def ids(session, query: str) -> list:
+    return [r[0] for r in rows(session, query)]
+
+
+# Labels, inline conditions, property maps ------------------------------------
+
+
+def test_label_alternatives(mg):
+    assert ids(mg, "MATCH (a:person|software) RETURN a.id") == [1, 2, 3, 4, 10, 11]
+    assert ids(mg, "MATCH (a:software) RETURN a.name") == ["ml", "sql"]
+    assert ids(mg, "MATCH (a) RETURN a.id") == [1, 2, 3, 4, 10, 11]
+
+
+def test_inline_where_and_property_map(mg):
+    assert ids(mg, "MATCH (a:person WHERE a.age > 30) RETURN a.id") == [3, 4]
+    assert ids(mg, "MATCH (a:person {name: 'bob'})-[e]->(b) RETURN b.id") == [3]
+    assert ids(mg, "MATCH (a:person)-[e:knows {weight: 0.7}]->(b) RETURN b.name") == ["dan"]
+    assert ids(mg, "MATCH (a:person)-[e:knows WHERE e.weight < 0.6]->(b) RETURN b.id") == [2, 3]
+
+
+# Directions ------------------------------------------------------------------
+
+
+def test_out_in_both(mg):
+    assert ids(mg, "MATCH (a WHERE a.id = 3)-[e]->(b) RETURN b.id") == [4, 10, 11]
+    assert ids(mg, "MATCH (a WHERE a.id = 3)<-[e]-(b) RETURN b.id") == [1, 2]
+    assert ids(mg, "MATCH (a WHERE a.id = 3)-[e]-(b) RETURN b.id") == [1, 2, 4, 10, 11]
+    assert ids(mg, "MATCH (a WHERE a.id = 3)-[e:created]->(b) RETURN b.id") == [10, 11]
+    assert ids(mg, "MATCH (a WHERE a.id = 10)<-[:created]-(b) RETURN b.id") == [1, 3]
+    # The short forms.
+    assert ids(mg, "MATCH (a WHERE a.id = 3)->(b) RETURN b.id") == [4, 10, 11]
+    assert ids(mg, "MATCH (a WHERE a.id = 3)<-(b) RETURN b.id") == [1, 2]
+    assert ids(mg, "MATCH (a WHERE a.id = 3)-(b) RETURN b.id") == [1, 2, 4, 10, 11]
+
+
+# Chains and comma patterns --------------------------------------------------
+
+
+def test_multi_hop_chains(mg):
+    assert rows(mg, "MATCH (a:person WHERE a.id = 1)-[:knows]->(b)-[:created]->(c) RETURN b.id, c.id") == [
+        (3, 10),
+        (3, 11),
+    ]
+    assert rows(
+        mg,
+        "MATCH (a WHERE a.id = 1)-[:knows]->(b)-[:knows]->(c)-[:created]->(d) RETURN b.id, c.id, d.id",
+    ) == [(2, 3, 10), (2, 3, 11), (3, 4, 11)]
+
+
+def test_comma_patterns_join_on_shared_variables(mg):
+    assert rows(
+        mg, "MATCH (a:person)-[:created]->(s:software), (a)-[:knows]->(b:person) RETURN a.id, s.id, b.id"
+    ) == [(1, 10, 2), (1, 10, 3), (3, 10, 4), (3, 11, 4)]
+    # Shared at the end: the second pattern is walked backwards from s.
+    assert rows(
+        mg,
+        "MATCH (a:person)-[:created]->(s), (b:person)-[:created]->(s) WHERE a.id < b.id "
+        "RETURN a.id, b.id, s.id",
+    ) == [(1, 3, 10), (3, 4, 11)]
+
+
+def test_where_after_the_pattern(mg):
+    assert rows(
+        mg, "MATCH (a:person)-[e:knows]->(b:person) WHERE a.age < b.age RETURN a.id, b.id"
+    ) == [(1, 3), (2, 3)]
+
+
+# Variable length ---------------------------------------------------------------
+
+
+def test_hop_ranges(mg):
+    # One row per walk: 1->2, 1->3, 1->2->3, 1->3->4.
+    assert ids(mg, "MATCH (a WHERE a.id = 1)-[e:knows]->{1,2}(b) RETURN b.id") == [2, 3, 3, 4]
+    assert ids(mg, "MATCH (a WHERE a.id = 1)-[e:knows]->{2}(b) RETURN b.id") == [3, 4]
+    assert ids(mg, "MATCH (a WHERE a.id = 1)-[e:knows]->{0,1}(b) RETURN b.id") == [1, 2, 3]
+    assert ids(mg, "MATCH (a WHERE a.id = 4)<-[e:knows]-{1,3}(b) RETURN b.id") == [1, 1, 2, 3]
+    # A condition on a variable-length edge holds on every hop.
+    assert ids(mg, "MATCH (a WHERE a.id = 1)-[e:knows WHERE e.weight > 0.4]->{1,3}(b) RETURN b.id") == [
+        2,
+        3,
+        4,
+    ]
+
+
+def test_open_hop_range_and_its_configurable_bound(spark, tmp_path):
+    from geaflow_sql import Session
+
+    s = Session(spark=spark, base_dir=str(tmp_path))
+    s.execute(GRAPH)
+    # 1->2, 1->3, 1->2->3, 1->3->4, 1->2->3->4.
+    assert ids(s, "MATCH (a WHERE a.id = 1)-[e:knows]->{1,}(b) RETURN b.id") == [2, 3, 3, 4, 4]
+    s.execute("SET geaflow.dsl.match.max.hops = 2")
+    assert ids(s, "MATCH (a WHERE a.id = 1)-[e:knows]->{1,}(b) RETURN b.id") == [2, 3, 3, 4]
+
+
+# Continue-match and unions -----------------------------------------------------
+
+
+def test_continue_match(mg):
+    assert rows(
+        mg, "MATCH (a:person WHERE a.id = 1)-[:knows]->(b) MATCH (b)-[:created]->(c) RETURN b.id, c.id"
+    ) == [(3, 10), (3, 11)]
+    # A later MATCH that reaches a bound variable at its end walks backwards.
+    assert ids(mg, "MATCH (s:software WHERE s.id = 11) MATCH (a)-[:created]->(s) RETURN a.id") == [3, 4]
+    # Labels written on a bound variable filter it.
+    assert ids(mg, "MATCH (a)-[:knows]->(b) MATCH (b:software) RETURN b.id") == []
+
+
+def test_pattern_unions(mg):
+    assert ids(
+        mg,
+        "MATCH (a:person WHERE a.id = 1)-[:knows]->(b) | (a:person WHERE a.id = 1)-[:created]->(b) "
+        "RETURN b.id",
+    ) == [2, 3, 10]
+    # | keeps distinct paths, |+| keeps both copies.
+    same = "(a WHERE a.id = 3)-[:created]->(b)"
+    assert ids(mg, f"MATCH {same} | {same} RETURN b.id") == [10, 11]
+    assert ids(mg, f"MATCH {same} |+| {same} RETURN b.id") == [10, 10, 11, 11]
