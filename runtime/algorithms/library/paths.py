@@ -16,7 +16,8 @@ Facts of GeaFlow's versions that shape the results:
 * ``assp()`` reports, for every vertex, a JSON object with one shortest path
   from every other vertex that reaches it.  Of several shortest paths it keeps
   the smallest by comparing ids position by position (GeaFlow keeps whichever
-  message arrives first).
+  message arrives first).  ``incremental`` registers it, as in a windowed job
+  it runs incrementally.
 """
 
 from __future__ import annotations
@@ -456,6 +457,5 @@ for _algorithm in (
     SingleSourceShortestPath(),
     KHop(),
     ClosenessCentrality(),
-    AllSourceShortestPath(),
 ):
     register_algorithm(_algorithm)
