@@ -216,7 +216,10 @@ class WindowedJob:
         finally:
             for source in self.sources.values():
                 source.close()
-        if self.checkpoint is not None:
+        # A drained Structured Streaming source is caught up, not finished: more
+        # data may land, and the next run resumes after the last window.
+        resumable = any(getattr(src, "resumable", False) for src in self.sources.values())
+        if self.checkpoint is not None and not resumable:
             self.checkpoint.commit({"window": -1, "finished": True})
         return self.statements
 

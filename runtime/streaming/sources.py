@@ -46,7 +46,9 @@ def time_window_of(table: TableInfo, config: Config) -> float:
 
 
 def is_windowed(table: TableInfo, config: Config) -> bool:
-    if table.connector == "socket":
+    from .spark_stream import is_spark_stream
+
+    if table.connector == "socket" or is_spark_stream(table):
         return True
     return window_size_of(table, config) > 0 or time_window_of(table, config) > 0
 
@@ -282,4 +284,9 @@ def open_source(ctx: Any, table: TableInfo, log_root: Path | None) -> WindowSour
         return SocketSource(ctx, table, size, seconds, log)
     if table.connector == "random":
         return RandomSource(ctx, table, size)
+    from .spark_stream import SparkStreamSource, is_spark_stream
+
+    if is_spark_stream(table):
+        log = log_root / "sources" / table.name.lower() if log_root is not None else None
+        return SparkStreamSource(ctx, table, time_window_of(table, ctx.config), log)
     return ReplayableSource(ctx, table, size)
