@@ -123,7 +123,7 @@ def main() -> None:
     from runtime.spark_adapter import create_session
 
     spark = create_session(options.master, {"spark.driver.memory": "6g"})
-    print(f"Spark {spark.version}, master {spark.sparkContext.master}")
+    print(f"Spark {spark.version}, master {spark.conf.get('spark.master')}")
     warm = make_graph(spark, 1000)
     timed_run(spark, warm, "page_rank", [], "local", 1)  # start Python workers, JIT
     timed_run(spark, warm, "wcc", [], "distributed", 1)
