@@ -37,7 +37,20 @@ BATCH_PER_CHECKPOINT = Key(
 IGNORE_EXCEPTION = Key("geaflow.dsl.ignore.exception", False, "skip rows that fail to parse")
 MAX_TRAVERSAL = Key("geaflow.dsl.max.traversal", -1, "bound on traversal depth for algorithms")
 INCR_TRAVERSAL = Key(
-    "geaflow.dsl.graph.enable.incr.traversal", False, "run MATCH incrementally on new edges"
+    "geaflow.dsl.graph.enable.incr.traversal",
+    False,
+    "MATCH on a growing graph re-emits every path rooted near the window's changes (GeaFlow's "
+    "incremental traversal)",
+)
+INCR_TRAVERSAL_THRESHOLD = Key(
+    "geaflow.dsl.incr.traversal.iteration.threshold",
+    4,
+    "incremental traversal only for patterns of at most this many iterations (hops + 1)",
+)
+INCR_TRAVERSAL_WINDOW = Key(
+    "geaflow.dsl.graph.incr.traversal.window",
+    -1,
+    "incremental traversal from the window after this one (-1: from the second window)",
 )
 SINK_SPLIT_LINE = Key("geaflow.dsl.table.sink.split.line", None, "line written between windows")
 
@@ -90,6 +103,8 @@ KNOWN_KEYS: dict[str, Key] = {
         IGNORE_EXCEPTION,
         MAX_TRAVERSAL,
         INCR_TRAVERSAL,
+        INCR_TRAVERSAL_THRESHOLD,
+        INCR_TRAVERSAL_WINDOW,
         SINK_SPLIT_LINE,
         DISABLED_RULES,
         OPTIMIZER_ENABLED,

@@ -335,3 +335,20 @@ def plan_size(df: Any) -> int:
     section = text.split("== Analyzed Logical Plan ==", 1)[-1].split("== Optimized", 1)[0]
     lines = [line for line in section.splitlines()[2:] if line.strip()]
     return len(lines)
+
+
+def known_empty(df: Any) -> bool:
+    """Does Spark's optimizer already know the DataFrame has no rows (no job run)?
+
+    A window past the end of a finite source is a filter that is always false,
+    which the optimizer turns into an empty relation; incremental MATCH skips
+    such writes.  False when unsure (and on Spark Connect, where the plan is
+    not at hand).
+    """
+    if is_connect(df.sparkSession):
+        return False
+    try:
+        rows = df._jdf.queryExecution().optimizedPlan().maxRows()  # noqa: SLF001
+        return bool(rows.isDefined() and int(rows.get()) == 0)
+    except Exception:  # noqa: BLE001 - an optimisation only
+        return False

@@ -58,6 +58,16 @@ def table_frame(ctx: Any, graph: GraphInfo, info: Any) -> Any:
     return df.toDF(*[c.name for c in table.columns])
 
 
+def _reads_windowed_table(ctx: Any, info: Any) -> bool:
+    """Is a label defined USING a table that a windowed job reads window by window?"""
+    if not info.using or getattr(ctx, "window", None) is None:
+        return False
+    from runtime.streaming.sources import is_windowed
+
+    table = ctx.catalog.table((info.using,))
+    return table is None or is_windowed(table, ctx.config)
+
+
 class MemoryStore:
     """A graph's rows per label as a list of parts (one per INSERT).
 
@@ -114,6 +124,31 @@ class MemoryStore:
         if not parts:
             return empty_frame(ctx, info)
         return self._combine(parts, info, is_vertex).drop("__w", "__r")
+
+    def parts_since(
+        self, ctx: Any, label: str, is_vertex: bool, version: int
+    ) -> list[Any] | None:
+        """The rows of a label written after ``version`` (declared columns), as
+        parts (none when nothing was written), or None when they cannot be told
+        apart: the version is unknown here, or the label reads a windowed table
+        whose rows grow without a write.
+
+        Incremental MATCH starts from these.  A part not among the old
+        version's parts is new, or a compaction that also holds older rows: the
+        write number ``__w`` keeps only what was written later."""
+        from pyspark.sql import functions as F
+
+        info = self.info(label, is_vertex)
+        before = self.versions.get(version)
+        if before is None or _reads_windowed_table(ctx, info):
+            return None
+        key = (info.label, is_vertex)
+        old = before.get(key, [])
+        return [
+            p.where(F.col("__w") > F.lit(version)).drop("__w", "__r")
+            for p in self.parts.get(key, [])
+            if not any(p is q for q in old)
+        ]
 
     def append(self, ctx: Any, label: str, is_vertex: bool, df: Any) -> int:
         info = self.info(label, is_vertex)

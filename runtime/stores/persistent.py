@@ -101,6 +101,13 @@ class PersistentStore:
                 return table_frame(ctx, self.graph, info)
             return empty_frame(ctx, info)
         # (A USING graph's table rows were written as its first part.)
+        df = self._read_parts(ctx, info, parts)
+        if is_vertex:
+            df = latest_vertices(df, info.id_field)
+        return df.drop("__w", "__r")
+
+    def _read_parts(self, ctx: Any, info: Any, parts: list[str]) -> Any:
+        """Parts as the label's declared columns (cast), plus ``__w`` and ``__r``."""
         df = ctx.spark.read.parquet(*[str(self.path / p) for p in parts])
         names = {c.lower(): c for c in df.columns}
         from pyspark.sql import functions as F
@@ -114,10 +121,27 @@ class PersistentStore:
                 cols.append(F.lit(None).cast(T.spark_sql_type(c.type)).alias(c.name))
             else:
                 cols.append(F.col(f"`{src}`").cast(T.spark_sql_type(c.type)).alias(c.name))
-        df = df.select(*cols, "__w", "__r")
-        if is_vertex:
-            df = latest_vertices(df, info.id_field)
-        return df.drop("__w", "__r")
+        return df.select(*cols, "__w", "__r")
+
+    def parts_since(
+        self, ctx: Any, label: str, is_vertex: bool, version: int
+    ) -> list[Any] | None:
+        """The rows of a label written after ``version`` as parts, or None when
+        unknown (a version this session has not seen, or a USING label, which a
+        windowed job reads from its table).  See ``MemoryStore.parts_since``."""
+        info = self.info(label, is_vertex)
+        before = self.history.get(version)
+        if before is None or info.using:
+            return None
+        key = _label_key(info.label, is_vertex)
+        old = set(before["labels"].get(key, []))
+        new = [p for p in self.manifest()["labels"].get(key, []) if p not in old]
+        if not new:
+            return []
+        from pyspark.sql import functions as F
+
+        df = self._read_parts(ctx, info, new)
+        return [df.where(F.col("__w") > F.lit(version)).drop("__w", "__r")]
 
     # Writes --------------------------------------------------------------------
     def append(self, ctx: Any, label: str, is_vertex: bool, df: Any) -> int:

@@ -41,6 +41,7 @@ from runtime.operators.registry import operator_for
 from runtime.scheduler import CycleScheduler, ExecutionCycle, RoundOutcome
 
 from .checkpoint import JobCheckpoint, truncate_sinks
+from .incremental_match import incremental_result
 from .sources import WindowSource, is_windowed, open_source
 
 DELTA = "delta"
@@ -249,17 +250,23 @@ class WindowedJob:
             now_versions = self._graph_versions(plan)
             state.scan_mode = "cumulative"
             state.graph_versions = dict(now_versions)
-            # The result on this version, kept for the next window's difference.
-            current = build(ctx, sink.inputs[0], {}).localCheckpoint(eager=True)
-            previous = st.last_result
-            if previous is None and st.versions:
-                # After a restart: recompute the result on the previous version.
-                state.graph_versions = dict(st.versions)
-                previous = build(ctx, sink.inputs[0], {})
+            # Only the paths near what was written since (incremental_match.py).
+            frame = incremental_result(ctx, sink.inputs[0], st.versions, now_versions) if st.versions else None
+            if frame is not None:
+                st.last_result = None
+            else:
+                # The result on this version, kept for the next window's difference.
+                current = build(ctx, sink.inputs[0], {}).localCheckpoint(eager=True)
+                previous = st.last_result
+                if previous is None and st.versions:
+                    # After a restart or an incremental window: the result on the
+                    # previous version.
+                    state.graph_versions = dict(st.versions)
+                    previous = build(ctx, sink.inputs[0], {})
+                st.last_result = current
+                frame = current if previous is None else current.exceptAll(previous)
             state.graph_versions = {}
             st.versions = now_versions
-            st.last_result = current
-            frame = current if previous is None else current.exceptAll(previous)
         elif st.mode == FULL:
             state.scan_mode = "cumulative"
             frame = build(ctx, sink.inputs[0], {})
