@@ -15,7 +15,7 @@ from collections import defaultdict
 from pathlib import Path
 
 from tests.conftest import write
-from tests.test_streams import SPLIT, sink, windows_of
+from tests.test_streams import sink, windows_of
 
 
 def land(folder: Path, k: int, rows: list[tuple[str, int]]) -> None:
