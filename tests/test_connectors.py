@@ -194,3 +194,37 @@ def test_large_files_are_read_in_parallel_and_still_name_the_bad_line(session, t
         "geaflow.dsl.file.bad.rows='skip')"
     )
     assert session.sql("SELECT count(*), sum(id) FROM ok").collect() == [(201, sum(range(200)) + 1)]
+
+
+@pytest.mark.skipif(
+    not __import__("os").path.exists("/usr/share/java/h2.jar"),
+    reason="the H2 JDBC driver is not installed (apt-get install -y libh2-java)",
+)
+def test_in_memory_h2_databases_close_between_jobs(spark, tmp_path):
+    from geaflow_sql import Session
+    from runtime.connectors.jdbc import close_memory_databases
+
+    ddl = (
+        "CREATE TABLE h (id bigint, name varchar) WITH (type='jdbc', "
+        "geaflow.dsl.jdbc.driver='org.h2.Driver', "
+        "geaflow.dsl.jdbc.url='jdbc:h2:mem:closing_test;DB_CLOSE_DELAY=-1', "
+        "geaflow.dsl.jdbc.username='u', geaflow.dsl.jdbc.password='p', "
+        "geaflow.dsl.jdbc.table.name='people');"
+    )
+
+    def job() -> tuple[list[tuple], Session]:
+        s = Session(spark=spark, base_dir=str(tmp_path))
+        s.execute(ddl + "INSERT INTO h VALUES (1, 'ann'), (2, 'bob');")
+        got = sorted(s.sql("SELECT id, name FROM h").collect())
+        return got, s
+
+    first, s1 = job()
+    assert first == [(1, "ann"), (2, "bob")]
+    # The database outlives the job: a second job appends to the same rows ...
+    second, s2 = job()
+    assert len(second) == 4
+    # ... until it is closed; then the next job starts from an empty database.
+    closed = close_memory_databases(spark, list(s2.catalog.tables.values()))
+    assert closed == ["jdbc:h2:mem:closing_test;DB_CLOSE_DELAY=-1"]
+    third, _ = job()
+    assert third == [(1, "ann"), (2, "bob")]

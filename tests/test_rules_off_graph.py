@@ -15,7 +15,7 @@ def test_graph_suites_pass_with_rules_off(spark, corpus, tmp_path):
     report, fired = run_shard(spark, corpus, tmp_path, GRAPH_SUITES, {"geaflow.dsl.optimizer.enabled": "false"})
     listed = set(must_pass())
     ran = [r for r in report.results if r.id in listed]
-    assert len(ran) >= 150, f"only {len(ran)} listed graph cases ran"
+    assert len(ran) >= 120, f"only {len(ran)} listed graph cases ran"
     broken = [f"{r.id}: {r.status} {r.reason}" for r in ran if r.status != "passed"]
     assert not broken, "with rules off:\n" + "\n".join(broken)
     assert not fired, f"rules ran although the optimizer was off: {fired}"

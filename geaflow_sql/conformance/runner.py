@@ -216,8 +216,19 @@ class ConformanceRunner:
             for session in sessions:
                 session.cancel()
             thread.join(30)
+            self._close_databases(sessions)
             return CaseResult(cid, suite, "error", f"timed out after {self.timeout:.0f}s", time.perf_counter() - start)
+        self._close_databases(sessions)
         return outcome[0]
+
+    def _close_databases(self, sessions: list[Any]) -> None:
+        # Each case starts from empty in-memory databases, as the reference's
+        # fresh test JVM does; the SparkSession (and its JVM) outlives cases.
+        from runtime.connectors.jdbc import close_memory_databases
+
+        tables = [t for s in sessions for t in s.catalog.tables.values()]
+        if tables:
+            close_memory_databases(self.spark, tables)
 
     def _run_steps(
         self, case: dict[str, Any], sessions: list[Any], work: Path, conf: dict[str, Any]

@@ -83,3 +83,45 @@ class JdbcConnector(Connector):
 
 
 register_connector(JdbcConnector(), "jdbc")
+
+
+def close_memory_databases(spark: Any, tables: list[TableInfo]) -> list[str]:
+    """Shut the in-memory H2 databases these jdbc tables point at.
+
+    An in-memory H2 database with ``DB_CLOSE_DELAY=-1`` lives as long as the
+    JVM, and the JVM is shared by every job of a session: a harness that wants
+    each job to start from empty databases (as a fresh JVM would) closes them
+    between jobs.  Returns the URLs that were shut.
+    """
+    closed: list[str] = []
+    for table in tables:
+        if table.connector != "jdbc":
+            continue
+        try:
+            options = jdbc_options(table)
+        except ConfigError:
+            continue
+        url = options["url"]
+        if not url.lower().startswith("jdbc:h2:mem:") or url in closed:
+            continue
+        jvm = spark.sparkContext._jvm
+        props = jvm.java.util.Properties()
+        if "user" in options:
+            props.setProperty("user", options["user"])
+        if "password" in options:
+            props.setProperty("password", options["password"])
+        try:
+            # The driver jar is on Spark's class loader, not the JVM's: Spark's
+            # registry wraps it so DriverManager can hand out connections.
+            jvm.org.apache.spark.sql.execution.datasources.jdbc.DriverRegistry.register(
+                options.get("driver", "org.h2.Driver")
+            )
+            conn = jvm.java.sql.DriverManager.getConnection(url, props)
+            try:
+                conn.createStatement().execute("SHUTDOWN")
+            finally:
+                conn.close()
+            closed.append(url)
+        except Exception:  # noqa: BLE001 - a database that never opened has nothing to close
+            continue
+    return closed
