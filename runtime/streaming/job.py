@@ -41,6 +41,7 @@ from runtime.operators.registry import operator_for
 from runtime.scheduler import CycleScheduler, ExecutionCycle, RoundOutcome
 
 from .checkpoint import JobCheckpoint, truncate_sinks
+from .fusion import can_fuse_windows
 from .incremental_match import incremental_result
 from .sources import WindowSource, is_windowed, open_source
 
@@ -161,6 +162,7 @@ class WindowedJob:
         self.start_round = 0
         self.sink_sizes: dict[str, int] = {}
         self.graph_parts: dict[str, list[list[Any]]] = {}
+        self.fused = False
 
     # ---------------------------------------------------------------- set up
     def setup(self) -> None:
@@ -169,9 +171,16 @@ class WindowedJob:
             for table in plan_tables(self.ctx, st.prepared.plan):
                 key = table_key(table)
                 if key not in self.sources:
-                    source = open_source(self.ctx, table, log_root)
-                    source.prepare()
-                    self.sources[key] = source
+                    self.sources[key] = open_source(self.ctx, table, log_root)
+        plans = [st.prepared.plan for st in self.statements]
+        self.fused = can_fuse_windows(plans, self.sources.values(), self.ctx.config, self.checkpoint is not None)
+        for source in self.sources.values():
+            if self.fused:
+                # No statement can tell the windows apart (fusion.py): one round,
+                # read once, so nothing needs to be numbered and kept.
+                source.size = -1
+                source.materialize = False
+            source.prepare()
         if self.checkpoint is not None:
             state = self.checkpoint.load()
             if state is not None:

@@ -60,6 +60,8 @@ class WindowSource:
         self.ctx = ctx
         self.table = table
         self.size = size
+        # Whether the rows are stored once for re-reading in later windows.
+        self.materialize = True
 
     def prepare(self) -> None:
         """Work done once before the first round."""
@@ -104,6 +106,11 @@ class ReplayableSource(WindowSource):
             rows = connector.read(self.ctx, req)
             rows = rows.withColumn("__pos", F.monotonically_increasing_id())
             rows = rows.withColumn("__pos", F.row_number().over(Window.orderBy("__pos")) - 1)
+        if not self.materialize:
+            # Read once, as one window (a fused job): keep it lazy.
+            self.rows = rows
+            self.count = -1
+            return
         # Materialised once: windows are ranges of __pos in the stored rows.
         self.rows = rows.localCheckpoint(eager=True)
         self.count = self.rows.count()
@@ -128,6 +135,8 @@ class ReplayableSource(WindowSource):
     def cumulative(self, i: int) -> Any:
         from pyspark.sql import functions as F
 
+        if self.size <= 0:
+            return self.rows.drop("__pos")
         return self.rows.where(F.col("__pos") < self._bound(i)).drop("__pos")
 
 
