@@ -107,3 +107,4 @@ def regressed(report: Any) -> list[str]:
 def newly_passing(report: Any) -> list[str]:
     listed = set(must_pass())
     return sorted(r.id for r in report.results if r.status == "passed" and r.id not in listed)
+
