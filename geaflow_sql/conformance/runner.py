@@ -216,10 +216,11 @@ class ConformanceRunner:
             for session in sessions:
                 session.cancel()
             thread.join(30)
-            self._close_databases(sessions)
-            return CaseResult(cid, suite, "error", f"timed out after {self.timeout:.0f}s", time.perf_counter() - start)
+            result = CaseResult(cid, suite, "error", f"timed out after {self.timeout:.0f}s", time.perf_counter() - start)
+        else:
+            result = outcome[0]
         self._close_databases(sessions)
-        return outcome[0]
+        return result
 
     def _close_databases(self, sessions: list[Any]) -> None:
         # Each case starts from empty in-memory databases, as the reference's

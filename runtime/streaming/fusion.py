@@ -40,6 +40,8 @@ from planner.logical import (
     walk,
 )
 
+from .sources import ReplayableSource, graph_key, graph_tables, table_key
+
 # Nodes whose output over a stream is the concatenation of their outputs
 # over its windows.
 _ROW_WISE = (TableScan, Project, Filter, Correlate, TableSink, GraphSink, CollectSink)
@@ -52,7 +54,9 @@ def _row_wise_expressions(node: LogicalNode) -> bool:
     elif isinstance(node, Filter):
         exprs = (node.condition,)
     return not any(
-        isinstance(n, (exp.Subquery, exp.Select, exp.Window, exp.AggFunc)) for e in exprs for n in e.walk()
+        isinstance(n, (exp.Subquery, exp.Select, exp.Window, exp.AggFunc))
+        for e in exprs
+        for n in e.walk()
     )
 
 
@@ -68,34 +72,33 @@ def is_row_wise(plan: LogicalNode) -> bool:
     return True
 
 
-def _written_and_read(plan: LogicalNode) -> tuple[set[str], set[str]]:
+def _written_and_read(ctx: Any, plan: LogicalNode) -> tuple[set[str], set[str]]:
     written: set[str] = set()
     read: set[str] = set()
     for node in walk(plan):
         if isinstance(node, TableSink):
-            written.add(f"table:{node.table.instance}.{node.table.name}".lower())
+            written.add("table:" + table_key(node.table))
         elif isinstance(node, GraphSink):
-            written.add(f"graph:{node.graph.instance}.{node.graph.name}".lower())
-            for info in list(node.graph.vertices) + list(node.graph.edges):
-                if info.using:
-                    written.add(f"table:{node.graph.instance}.{info.using}".lower())
+            written.add("graph:" + graph_key(node.graph))
+            written.update("table:" + table_key(t) for t in graph_tables(ctx, node.graph))
         elif isinstance(node, TableScan):
-            read.add(f"table:{node.table.instance}.{node.table.name}".lower())
+            read.add("table:" + table_key(node.table))
     return written, read
 
 
 def _marks_windows(plan: LogicalNode, config: Any) -> bool:
     job_wide = config.raw(SINK_SPLIT_LINE) is not None
     return any(
-        isinstance(node, TableSink) and (job_wide or node.table.option(SINK_SPLIT_LINE.name) is not None)
+        isinstance(node, TableSink)
+        and (job_wide or node.table.option(SINK_SPLIT_LINE.name) is not None)
         for node in walk(plan)
     )
 
 
-def can_fuse_windows(plans: list[LogicalNode], sources: Iterable[Any], config: Any, checkpointed: bool) -> bool:
+def can_fuse_windows(
+    ctx: Any, plans: list[LogicalNode], sources: Iterable[Any], checkpointed: bool
+) -> bool:
     """True when running every window of the job in one round gives the same result."""
-    from .sources import ReplayableSource
-
     if checkpointed:
         return False  # the user asked for a durable point after every window
     srcs = list(sources)
@@ -104,9 +107,9 @@ def can_fuse_windows(plans: list[LogicalNode], sources: Iterable[Any], config: A
     written: set[str] = set()
     read: set[str] = set()
     for plan in plans:
-        if not is_row_wise(plan) or _marks_windows(plan, config):
+        if not is_row_wise(plan) or _marks_windows(plan, ctx.config):
             return False
-        w, r = _written_and_read(plan)
+        w, r = _written_and_read(ctx, plan)
         written |= w
         read |= r
     return not (written & read)

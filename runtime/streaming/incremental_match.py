@@ -72,6 +72,8 @@ from planner.logical import Aggregate, Filter, LogicalNode, Project
 from runtime.operators.registry import operator_for
 from runtime.spark_adapter import known_empty
 
+from .sources import graph_key
+
 # Per graph store: label -> version -> vertices (see _Views._kept_vertices).
 _KEPT_VERTICES: weakref.WeakKeyDictionary[Any, dict[str, dict[int, Any]]] = (
     weakref.WeakKeyDictionary()
@@ -210,7 +212,7 @@ def incremental_result(
     shape = match_shape(top)
     if shape is None:
         return None
-    key = _graph_key(shape.graph)
+    key = graph_key(shape.graph)
     if key not in before or key not in now:
         return None
     views = _Views(ctx, shape.graph, int(before[key]), int(now[key]))
@@ -230,10 +232,6 @@ def incremental_result(
     if shape.distinct is None:
         return _evaluate(views.context({}), shape.top, {id(shape.chain_top): _union(terms)})
     return _new_distinct_rows(views, shape, terms)
-
-
-def _graph_key(graph: Any) -> str:
-    return f"{graph.instance.lower()}.{graph.name.lower()}"
 
 
 # ----------------------------------------------------- the graph's versions
@@ -275,7 +273,7 @@ class _Views:
         if key not in self._frames:
             window = self.ctx.window
             saved = dict(window.graph_versions)
-            window.graph_versions[_graph_key(self.graph)] = version
+            window.graph_versions[graph_key(self.graph)] = version
             try:
                 df = self.ctx.stores.frame(self.ctx, self.graph, label, is_vertex)
             finally:

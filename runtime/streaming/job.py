@@ -43,7 +43,7 @@ from runtime.scheduler import CycleScheduler, ExecutionCycle, RoundOutcome
 from .checkpoint import JobCheckpoint, truncate_sinks
 from .fusion import can_fuse_windows
 from .incremental_match import incremental_result
-from .sources import WindowSource, is_windowed, open_source
+from .sources import WindowSource, graph_key, graph_tables, is_windowed, open_source, table_key
 
 DELTA = "delta"
 TOUCHED = "touched"
@@ -51,24 +51,6 @@ GRAPH_DELTA = "graph-delta"
 FULL = "full"
 
 _GRAPH_READS = (VertexMatch, EdgeMatch, GraphLabelScan, GraphAlgorithm)
-
-
-def table_key(table: TableInfo) -> str:
-    return f"{table.instance.lower()}.{table.name.lower()}"
-
-
-def graph_key(graph: Any) -> str:
-    return f"{graph.instance.lower()}.{graph.name.lower()}"
-
-
-def graph_tables(ctx: Any, graph: Any) -> list[TableInfo]:
-    out = []
-    for info in list(graph.vertices) + list(graph.edges):
-        if info.using:
-            table = ctx.catalog.table((info.using,))
-            if table is not None:
-                out.append(table)
-    return out
 
 
 def plan_tables(ctx: Any, plan: LogicalNode) -> list[TableInfo]:
@@ -173,7 +155,7 @@ class WindowedJob:
                 if key not in self.sources:
                     self.sources[key] = open_source(self.ctx, table, log_root)
         plans = [st.prepared.plan for st in self.statements]
-        self.fused = can_fuse_windows(plans, self.sources.values(), self.ctx.config, self.checkpoint is not None)
+        self.fused = can_fuse_windows(self.ctx, plans, self.sources.values(), self.checkpoint is not None)
         for source in self.sources.values():
             if self.fused:
                 # No statement can tell the windows apart (fusion.py): one round,

@@ -25,6 +25,25 @@ from geaflow_sql.errors import ConfigError, ExecutionError
 from runtime.connectors.base import ReadRequest, connector_for, merged_options
 
 
+def table_key(table: TableInfo) -> str:
+    return f"{table.instance.lower()}.{table.name.lower()}"
+
+
+def graph_key(graph: Any) -> str:
+    return f"{graph.instance.lower()}.{graph.name.lower()}"
+
+
+def graph_tables(ctx: Any, graph: Any) -> list[TableInfo]:
+    """The tables a graph's labels are defined USING."""
+    out = []
+    for info in list(graph.vertices) + list(graph.edges):
+        if info.using:
+            table = ctx.catalog.table((info.using,))
+            if table is not None:
+                out.append(table)
+    return out
+
+
 def window_size_of(table: TableInfo, config: Config) -> int:
     value = table.option(WINDOW_SIZE.name)
     if value is None:
@@ -115,9 +134,6 @@ class ReplayableSource(WindowSource):
         self.rows = rows.localCheckpoint(eager=True)
         self.count = self.rows.count()
 
-    def _bound(self, i: int) -> int:
-        return self.count if self.size <= 0 else (i + 1) * self.size
-
     def has_window(self, i: int) -> bool:
         if self.size <= 0:
             return i == 0
@@ -137,7 +153,7 @@ class ReplayableSource(WindowSource):
 
         if self.size <= 0:
             return self.rows.drop("__pos")
-        return self.rows.where(F.col("__pos") < self._bound(i)).drop("__pos")
+        return self.rows.where(F.col("__pos") < (i + 1) * self.size).drop("__pos")
 
 
 class RandomSource(WindowSource):
