@@ -52,6 +52,12 @@ INCR_TRAVERSAL_WINDOW = Key(
     -1,
     "incremental traversal from the window after this one (-1: from the second window)",
 )
+GRAPH_STORE_TYPE = Key(
+    "geaflow.dsl.graph.store.type",
+    "memory",
+    "store type of a graph whose WITH (...) names none: memory, or a persistent type "
+    "(rocksdb, paimon...)",
+)
 SINK_SPLIT_LINE = Key("geaflow.dsl.table.sink.split.line", None, "line written between windows")
 
 # This engine's keys ---------------------------------------------------------
@@ -61,6 +67,12 @@ DISABLED_RULES = Key(
 OPTIMIZER_ENABLED = Key("geaflow.dsl.optimizer.enabled", True, "run the rule-based optimizer")
 MAX_OPEN_HOPS = Key(
     "geaflow.dsl.match.max.hops", 10, "upper bound used for open variable-length edges {m,}"
+)
+MATCH_OFFSET = Key(
+    "geaflow.dsl.match.apply.offset",
+    False,
+    "OFFSET after ORDER BY in MATCH/RETURN skips rows (GeaFlow's traversal sort keeps the top "
+    "LIMIT rows and ignores OFFSET, so this is off by default)",
 )
 ALGORITHM_BACKEND = Key(
     "geaflow.dsl.algorithm.backend", "auto", "graph algorithms: builtin | graphframes | auto"
@@ -106,9 +118,11 @@ KNOWN_KEYS: dict[str, Key] = {
         INCR_TRAVERSAL_THRESHOLD,
         INCR_TRAVERSAL_WINDOW,
         SINK_SPLIT_LINE,
+        GRAPH_STORE_TYPE,
         DISABLED_RULES,
         OPTIMIZER_ENABLED,
         MAX_OPEN_HOPS,
+        MATCH_OFFSET,
         ALGORITHM_BACKEND,
         ALGORITHM_ENGINE,
         LOCAL_ITERATION_LIMIT,

@@ -217,7 +217,7 @@ def test_a_vertex_written_again_emits_what_the_full_rematch_emits(spark, tmp_pat
 
     # The queries that read a rewritten vertex's properties (filters, a
     # returned age) or keep every path (no DISTINCT).
-    names = ("mixed", "three_hop", "named")
+    names = ("mixed", "named")
     incremental = run_job(spark, tmp_path / "incremental", PEOPLE_REWRITTEN, names=names)
     monkeypatch.setattr(job, "incremental_result", lambda *args: None)
     full = run_job(spark, tmp_path / "full", PEOPLE_REWRITTEN, names=names)

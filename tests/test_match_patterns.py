@@ -166,3 +166,28 @@ def test_pattern_unions(mg):
     same = "(a WHERE a.id = 3)-[:created]->(b)"
     assert ids(mg, f"MATCH {same} | {same} RETURN b.id") == [10, 11]
     assert ids(mg, f"MATCH {same} |+| {same} RETURN b.id") == [10, 10, 11, 11]
+
+
+# RETURN ordering, LIMIT and GeaFlow's OFFSET -----------------------------------
+
+
+def test_return_order_by_and_limit(mg):
+    got = mg.sql("MATCH (a:person) RETURN a.id, a.age ORDER BY a.age DESC LIMIT 2").collect()
+    assert [tuple(r) for r in got] == [(3, 41), (4, 35)]
+
+
+def test_return_offset_is_ignored_as_geaflow_does_unless_asked_for(spark, tmp_path):
+    # GeaFlow's traversal sort keeps the first LIMIT rows and never skips OFFSET
+    # rows; geaflow.dsl.match.apply.offset gives the standard meaning instead.
+    from geaflow_sql import Session
+
+    query = "MATCH (a:person) RETURN a.id ORDER BY a.id OFFSET 1 LIMIT 2"
+    s = Session(spark=spark, base_dir=str(tmp_path))
+    s.execute(GRAPH)
+    assert [r[0] for r in s.sql(query).collect()] == [1, 2]
+    s.execute("SET geaflow.dsl.match.apply.offset = true")
+    assert [r[0] for r in s.sql(query).collect()] == [2, 3]
+    # A SQL query over the MATCH keeps SQL's OFFSET either way.
+    s.execute("SET geaflow.dsl.match.apply.offset = false")
+    sql = "SELECT id FROM (MATCH (a:person) RETURN a.id AS id) ORDER BY id LIMIT 2 OFFSET 1"
+    assert [r[0] for r in s.sql(sql).collect()] == [2, 3]

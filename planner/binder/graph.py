@@ -18,6 +18,7 @@ from sqlglot import exp
 
 from geaflow_sql import types as T
 from geaflow_sql.catalog import GraphInfo
+from geaflow_sql.config import MATCH_OFFSET, MAX_OPEN_HOPS
 from geaflow_sql.errors import CatalogError, GeaflowError, UnsupportedError, ValidationError
 from grammar import syntax as s
 from planner.expressions import and_all, input_refs, ref, type_of, typed
@@ -399,8 +400,6 @@ class GraphQueryBinder:
         target_var = node.variable or _hidden("v")
         max_hops = edge.max_hops
         if max_hops is None:
-            from geaflow_sql.config import MAX_OPEN_HOPS
-
             max_hops = max(edge.min_hops, self.ctx.config.get_int(MAX_OPEN_HOPS))
         if max_hops < edge.min_hops:
             raise self.error(ValidationError(f"hop range {{{edge.min_hops},{max_hops}}} is empty"), edge)
@@ -592,7 +591,7 @@ class GraphQueryBinder:
             SortKey(width + k, item.descending, item.nulls_first) for k, item in enumerate(order)
         )
         lim = constant_int(self.ctx, limit.limit, "LIMIT") if limit is not None else None
-        off = (constant_int(self.ctx, limit.offset, "OFFSET") or 0) if limit is not None else 0
+        off = (constant_int(self.ctx, self._offset(limit), "OFFSET") or 0) if limit is not None else 0
         sorted_node = Sort(projected, keys, lim, off)
         node = Project(
             sorted_node,
@@ -600,6 +599,14 @@ class GraphQueryBinder:
             tuple(Field(f.name, f.type) for f in state.fields),
         )
         return state.with_node(node)
+
+    def _offset(self, limit: s.LimitClause | None) -> s.Expr | None:
+        """The OFFSET a MATCH sort applies.  GeaFlow's traversal sort keeps the
+        first LIMIT rows in order and never skips OFFSET rows; scripts written
+        for it rely on that, so OFFSET counts only where the job asks for it."""
+        if limit is None or limit.offset is None:
+            return None
+        return limit.offset if self.ctx.config.get_bool(MATCH_OFFSET) else None
 
     # ----------------------------------------------------------------- return
     def bind_return(
@@ -622,7 +629,7 @@ class GraphQueryBinder:
             None,
             order,
             limit.limit if limit is not None else None,
-            limit.offset if limit is not None else None,
+            self._offset(limit),
             clause.distinct,
             span=clause.span,
         )

@@ -14,6 +14,7 @@ from geaflow_sql.catalog import (
     VertexTableInfo,
     ViewInfo,
 )
+from geaflow_sql.config import GRAPH_STORE_TYPE
 from geaflow_sql.errors import CatalogError, GeaflowError, TypeMismatchError, ValidationError
 from grammar import syntax as s
 from planner.expressions import ref, typed
@@ -115,9 +116,14 @@ class StatementBinder:
         for lab in labels:
             if labels.count(lab) > 1:
                 raise self.error(ValidationError(f"label {lab!r} is declared twice"), st)
-        graph = GraphInfo(
-            name, tuple(vertices), tuple(edges), tuple(st.options), st.temporary, instance
-        )
+        options = tuple(st.options)
+        if not any(k.lower() == "storetype" for k, _ in options):
+            # The job's default store type (GeaFlow's geaflow.dsl.graph.store.type)
+            # is fixed into the graph at CREATE, so a later SET cannot move it.
+            default = self.ctx.config.get_str(GRAPH_STORE_TYPE) or "memory"
+            if default.lower() != "memory":
+                options += (("storeType", default),)
+        graph = GraphInfo(name, tuple(vertices), tuple(edges), options, st.temporary, instance)
         return CatalogChange(st, "create", "graph", graph, st.if_not_exists, False, st.name.parts)
 
     def _table_columns(self, name: s.Name) -> tuple[str, tuple[ColumnInfo, ...]]:
