@@ -259,6 +259,8 @@ def algorithm_graph(ctx: Any, graph: Any) -> Any:
 def graph_algorithm(ctx: Any, node: GraphAlgorithm, inputs: list[Any]) -> Any:
     from pyspark.sql import functions as F
 
+    from runtime.stores.written import written_context
+
     graph = algorithm_graph(ctx, node.graph)
     window = getattr(ctx, "window", None)
     if window is not None and getattr(node.algorithm, "incremental", False):
@@ -270,7 +272,14 @@ def graph_algorithm(ctx: Any, node: GraphAlgorithm, inputs: list[Any]) -> Any:
         store = ctx.stores.store(ctx, node.graph)
         now = store.version_number()
         before = state.get("__version")
-        if before is not None:
+        written = None if before is None else written_context(ctx, node.graph, int(before))
+        if written is not None:
+            # What the store's parts since the last run hold: work in
+            # proportion to the window, not to the graph.
+            delta = algorithm_graph(written, node.graph)
+            graph.new_edges = delta.edges
+            graph.new_vertices = delta.vertices
+        elif before is not None:
             gkey = f"{node.graph.instance.lower()}.{node.graph.name.lower()}"
             saved = dict(window.graph_versions)
             window.graph_versions[gkey] = int(before)

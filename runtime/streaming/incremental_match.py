@@ -412,6 +412,34 @@ def _restricted(
     return out
 
 
+def _restricted_edges(
+    views: _Views, version: int, hop: EdgeMatch, pairs: Any
+) -> dict[tuple[str, bool], Any]:
+    """Edge frames of a hop's labels (all if none) keeping the edges that join
+    a (``__from``, ``__to``) pair of ``pairs`` the way the hop walks them."""
+    f = F()
+    if hop.direction == "IN":
+        pairs = pairs.select(f.col("__to").alias("__from"), f.col("__from").alias("__to"))
+    elif hop.direction == "BOTH":
+        # Either way round; distinct so no edge is kept twice.
+        flipped = pairs.select(f.col("__to").alias("__from"), f.col("__from").alias("__to"))
+        pairs = pairs.unionByName(flipped)
+    pairs = pairs.distinct()
+    out = {}
+    infos = (
+        [views.graph.edge(lab) for lab in hop.edge_labels]
+        if hop.edge_labels
+        else list(views.graph.edges)
+    )
+    for info in infos:
+        df = views.frame(version, info.label, False)
+        cond = (df[f"`{info.src_field}`"].cast(views.id_type) == f.col("__from")) & (
+            df[f"`{info.dst_field}`"].cast(views.id_type) == f.col("__to")
+        )
+        out[(info.label, False)] = df.join(pairs, cond, "left_semi")
+    return out
+
+
 # ------------------------------------------------------------ running paths
 def _evaluate(ctx: Any, node: LogicalNode, given: dict[int, Any]) -> Any:
     """A plan subtree on a context; ``given`` holds the frames of some nodes
@@ -547,15 +575,33 @@ def _new_distinct_rows(views: _Views, shape: MatchShape, terms: list[Any]) -> An
     touched = touched.localCheckpoint(eager=True)
     labels = dict(shape.vertex_reads())
 
+    column = {field: i for i, field in shape.keys}
+
     def named(version: int, upto: LogicalNode) -> Any:
-        """``upto`` on ``version``, for paths at the vertices the touched rows name."""
+        """``upto`` on ``version``, for paths at the vertices the touched rows name.
+
+        A hop between two vertices the DISTINCT keeps reads only the edges
+        between a pair of vertices some touched row names: restricting each
+        vertex alone lets a hop expand every vertex most touched rows share
+        (on a dense graph, nearly the whole match).  A path off those pairs
+        makes a row no touched row equals; such rows are the same in both
+        versions (no written element is on their paths) and cancel."""
         vertices = {
             field: _restricted(
                 views, version, labels[field], touched.select(F().col(f"c{i}.`~id`").alias("id"))
             )
             for i, field in shape.keys
         }
-        paths = _chain(views, shape, version, vertices, {})
+        edges = {}
+        for h, hop in enumerate(shape.hops):
+            target = _target_field(hop)
+            if hop.source in column and target in column:
+                pairs = touched.select(
+                    F().col(f"c{column[hop.source]}.`~id`").alias("__from"),
+                    F().col(f"c{column[target]}.`~id`").alias("__to"),
+                )
+                edges[h] = _restricted_edges(views, version, hop, pairs)
+        paths = _chain(views, shape, version, vertices, edges)
         return _evaluate(views.context({}, version), upto, {id(shape.chain_top): paths})
 
     if not views.written_vertices:
