@@ -291,6 +291,8 @@ class Session:
     ) -> StatementResult:
         start = time.perf_counter()
         text = parsed.statement_text(st)
+        # An earlier statement may have written a table a graph reads USING it.
+        rctx.table_frames.clear()
         try:
             bound = StatementBinder(self._bind_context(parsed, parameters)).bind(st)
             result = self._apply(bound, rctx, check_only)

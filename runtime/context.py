@@ -46,6 +46,9 @@ class RuntimeContext:
     # (table name, pyspark Observation) of text scans that skip bad rows; read
     # once the statement's action ran (see ``bad_rows_skipped``).
     bad_row_observations: list[tuple[str, Any]] = field(default_factory=list)
+    # Tables a graph is defined USING, read once per statement (see
+    # runtime.stores.memory.table_frame); emptied when a statement starts.
+    table_frames: dict[Any, Any] = field(default_factory=dict)
 
     def bad_rows_skipped(self) -> dict[str, int]:
         """Bad rows skipped per table by the scans of the statement that just ran.

@@ -9,6 +9,7 @@ must-pass list; together they cover every case.
 from __future__ import annotations
 
 import json
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -69,34 +70,61 @@ def other_suites(corpus: Path) -> list[str]:
     return [s for s in corpus_suites(corpus) if s not in GRAPH_SUITES]
 
 
+@dataclass
+class ShardRun:
+    """A shard's report and, per case, the rules that changed one of its plans."""
+
+    report: Any
+    fired_by_case: dict[str, set[str]] = field(default_factory=dict)
+
+    @property
+    def fired(self) -> set[str]:
+        return set().union(*self.fired_by_case.values()) if self.fired_by_case else set()
+
+
 def run_shard(
-    spark: Any, corpus: Path, work: Path, suites: list[str] | tuple[str, ...], conf: dict | None = None
-) -> tuple[Any, set[str]]:
-    """Run a shard with the optimizer spied on; returns the report and the rules that fired."""
+    spark: Any,
+    corpus: Path,
+    work: Path,
+    suites: list[str] | tuple[str, ...],
+    conf: dict | None = None,
+) -> ShardRun:
+    """Run a shard (suite names or case ids) with the optimizer spied on."""
     import pytest
 
     import planner.optimizer as optimizer
     import runtime.executor as executor
     from geaflow_sql.conformance import ConformanceRunner
 
-    fired: set[str] = set()
+    run = ShardRun(None)
+    current: list[str] = [""]
     real = optimizer.optimize
 
     def spy(plan, config, max_passes=3):
         result = real(plan, config, max_passes)
-        fired.update(a.rule for a in result.trace if a.changed)
+        run.fired_by_case.setdefault(current[0], set()).update(
+            a.rule for a in result.trace if a.changed
+        )
         return result
 
     # A generous per-case limit: a slow CI machine must not turn a passing case into a failure.
     runner = ConformanceRunner(corpus, spark=spark, work_dir=work, timeout=600)
+    real_case = runner.run_case
+
+    def run_case(case, run_dir, case_conf):
+        current[0] = case["id"]
+        run.fired_by_case.setdefault(case["id"], set())
+        return real_case(case, run_dir, case_conf)
+
+    runner.run_case = run_case  # type: ignore[method-assign]
     mp = pytest.MonkeyPatch()
     mp.setattr(executor, "optimize", spy)
     try:
-        report = runner.run(list(suites), conf or {})  # suite names match exactly
+        run.report = runner.run(list(suites), conf or {})  # suite names and ids match exactly
     finally:
         mp.undo()
-    print("\n" + report.summary())
-    return report, fired
+    print("\n" + run.report.summary())
+    return run
 
 
 def regressed(report: Any) -> list[str]:

@@ -24,7 +24,7 @@ from tests.corpus_shards import (
 
 @pytest.fixture(scope="module")
 def report(spark, corpus, tmp_path_factory):
-    rep, _ = run_shard(spark, corpus, tmp_path_factory.mktemp("conformance"), other_suites(corpus))
+    rep = run_shard(spark, corpus, tmp_path_factory.mktemp("conformance"), other_suites(corpus)).report
     rep.write(Path("conformance-report.json"))
     return rep
 

@@ -53,9 +53,26 @@ def table_frame(ctx: Any, graph: GraphInfo, info: Any) -> Any:
     if windowed is not None:
         # In a windowed job a USING graph holds what its tables delivered so far.
         return windowed.toDF(*[c.name for c in table.columns])
-    options = merged_options(ctx, table)
-    df = connector_for(table).read(ctx, ReadRequest(table, options, tuple(range(len(table.columns)))))
-    return df.toDF(*[c.name for c in table.columns])
+    names = [c.name for c in table.columns]
+    # A MATCH reads each label once per hop and scan; reading (and parsing) the
+    # table each time costs a Spark plan per read, so a statement reads it once.
+    # Each use gets its own output columns (fresh aliases), so a pattern that
+    # joins the label to itself never sees the same column on both sides.
+    # (Not in a windowed job: its statements run again every window, and a
+    # table one of them writes may be read by another.)
+    cache: dict[Any, Any] | None = (
+        getattr(ctx, "table_frames", None) if getattr(ctx, "window", None) is None else None
+    )
+    df = None if cache is None else cache.get(table)
+    if df is None:
+        options = merged_options(ctx, table)
+        df = connector_for(table).read(ctx, ReadRequest(table, options, tuple(range(len(table.columns)))))
+        df = df.toDF(*names)
+        if cache is not None:
+            cache[table] = df
+    from pyspark.sql import functions as F
+
+    return df.select(*[F.col(f"`{n}`").alias(n) for n in names])
 
 
 def _reads_windowed_table(ctx: Any, info: Any) -> bool:
