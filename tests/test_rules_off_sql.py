@@ -29,7 +29,8 @@ SQL_SUITES = (
 
 
 def test_sql_suites_pass_with_rules_off(spark, corpus, tmp_path):
-    report, fired = run_shard(spark, corpus, tmp_path, SQL_SUITES, {"geaflow.dsl.optimizer.enabled": "false"})
+    off = run_shard(spark, corpus, tmp_path, SQL_SUITES, {"geaflow.dsl.optimizer.enabled": "false"})
+    report, fired = off.report, off.fired
     listed = set(must_pass())
     ran = [r for r in report.results if r.id in listed]
     assert len(ran) >= 52, f"only {len(ran)} listed SQL cases ran"
