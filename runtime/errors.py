@@ -54,4 +54,42 @@ def translate(err: BaseException) -> GeaflowError:
         return ExecutionError(f"Spark rejected the plan: {_first_line(text)}")
     if name in ("Py4JError", "Py4JNetworkError", "ConnectionRefusedError"):
         return ExecutionError(f"lost the connection to Spark: {_first_line(text)}")
-    return ExecutionError(f"{_first_line(text)}")
+    return ExecutionError(_with_root_cause(_first_line(text), err))
+
+
+# Spark wraps a failure in a broadcast, subquery or stage thread in a generic
+# exception whose own message says nothing ("Exception thrown in awaitResult:").
+_GENERIC = ("Exception thrown in awaitResult", "Job aborted", "ExecutionException")
+
+
+def _with_root_cause(line: str, err: BaseException) -> str:
+    """``line``, followed by the innermost cause's message when ``line`` is a wrapper's."""
+    if not any(g in line for g in _GENERIC) and line.strip():
+        return line
+    detail = _root_cause(err)
+    return f"{line.rstrip(': ')}: {detail}" if detail else line
+
+
+def _root_cause(err: BaseException) -> str:
+    """The message of the innermost exception under ``err`` (PySpark's or Java's)."""
+    deepest: object = None
+    cause: object = getattr(err, "_cause", None)  # PySpark's CapturedException
+    for _ in range(20):  # a cause chain is short; never loop on a cycle
+        if cause is None:
+            break
+        deepest, cause = cause, getattr(cause, "_cause", None)
+    if deepest is not None:
+        return _first_line(str(getattr(deepest, "_desc", "") or deepest))
+    java = getattr(err, "java_exception", None)  # a raw Py4JJavaError
+    if java is None:
+        return ""
+    try:
+        for _ in range(20):
+            nxt = java.getCause()
+            if nxt is None:
+                break
+            java = nxt
+        # "org.apache.spark.SparkRuntimeException: ..." -> "SparkRuntimeException: ..."
+        return re.sub(r"^(?:[a-z_$][\w$]*\.)+", "", _first_line(str(java.toString())))
+    except Exception:  # the JVM is gone: keep the wrapper's line
+        return ""

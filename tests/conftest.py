@@ -14,15 +14,9 @@ ROOT = Path(__file__).resolve().parent.parent
 
 @pytest.fixture(scope="session")
 def spark():
-    from runtime.spark_adapter import shared_session
+    from runtime.spark_adapter import SMALL_DATA_CONF, shared_session
 
-    return shared_session(
-        "local[2]",
-        {
-            "spark.sql.shuffle.partitions": "2",
-            "spark.default.parallelism": "2",
-        },
-    )
+    return shared_session("local[2]", SMALL_DATA_CONF)
 
 
 @pytest.fixture

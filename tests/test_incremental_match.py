@@ -167,6 +167,17 @@ def full_rematch(
     }
 
 
+@pytest.fixture(scope="module")
+def full_by_window(spark, tmp_path_factory) -> list[dict[str, Counter[str]]]:
+    """The full re-match of every query on each window's version (shared: two
+    tests compare against the same versions)."""
+    folder = tmp_path_factory.mktemp("full")
+    return [
+        full_rematch(spark, folder / f"batch{i}", PEOPLE[: 3 * (i + 1)], EDGES[: 3 * (i + 1)])
+        for i in range(WINDOWS)
+    ]
+
+
 @pytest.fixture
 def spy(monkeypatch):
     """Per query: did each window's incremental path answer (or fall back)?"""
@@ -192,7 +203,7 @@ def spy(monkeypatch):
     return answered
 
 
-def test_incremental_match_equals_a_full_rematch_after_every_window(spark, tmp_path, spy):
+def test_incremental_match_equals_a_full_rematch_after_every_window(spark, tmp_path, spy, full_by_window):
     windows = run_job(spark, tmp_path / "job", PEOPLE)
     for name in ("two_hop", "mixed", "three_hop", "cycle"):
         assert spy[name] and all(spy[name]), f"{name} ran incrementally"
@@ -201,10 +212,7 @@ def test_incremental_match_equals_a_full_rematch_after_every_window(spark, tmp_p
     # answer, except in windows that wrote vertices (there: full re-match).
     assert spy["named"] == [False, False, False]
     emitted = {name: Counter[str]() for name in QUERIES}
-    for i in range(WINDOWS):
-        full = full_rematch(
-            spark, tmp_path / f"batch{i}", PEOPLE[: 3 * (i + 1)], EDGES[: 3 * (i + 1)]
-        )
+    for i, full in enumerate(full_by_window):
         for name in QUERIES:
             if i < len(windows[name]):
                 emitted[name].update(windows[name][i])
@@ -225,15 +233,12 @@ def test_a_vertex_written_again_emits_what_the_full_rematch_emits(spark, tmp_pat
         assert [Counter(w) for w in incremental[name]] == [Counter(w) for w in full[name]], name
 
 
-def test_geaflow_incremental_traversal_covers_the_full_result_as_a_set(spark, tmp_path):
+def test_geaflow_incremental_traversal_covers_the_full_result_as_a_set(spark, tmp_path, full_by_window):
     flag = {"geaflow.dsl.graph.enable.incr.traversal": "true"}
     windows = run_job(spark, tmp_path / "job", PEOPLE, flag)
     seen: dict[str, set[str]] = {name: set() for name in QUERIES}
     repeated = False
-    for i in range(WINDOWS):
-        full = full_rematch(
-            spark, tmp_path / f"batch{i}", PEOPLE[: 3 * (i + 1)], EDGES[: 3 * (i + 1)]
-        )
+    for i, full in enumerate(full_by_window):
         for name in QUERIES:
             if i < len(windows[name]):
                 repeated |= bool(seen[name] & set(windows[name][i]))

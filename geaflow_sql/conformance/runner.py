@@ -131,16 +131,9 @@ class ConformanceRunner:
     @property
     def spark(self) -> Any:
         if self._spark is None:
-            from runtime.spark_adapter import shared_session
+            from runtime.spark_adapter import SMALL_DATA_CONF, shared_session
 
-            self._spark = shared_session(
-                "local[2]",
-                {
-                    "spark.sql.shuffle.partitions": "2",
-                    "spark.default.parallelism": "2",
-                    "spark.sql.adaptive.coalescePartitions.enabled": "true",
-                },
-            )
+            self._spark = shared_session("local[2]", SMALL_DATA_CONF)
         return self._spark
 
     # ---------------------------------------------------------------- select
