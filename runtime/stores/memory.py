@@ -19,8 +19,26 @@ def declared_schema(info: Any) -> Any:
     return ST.StructType([ST.StructField(c.name, T.to_spark_type(c.type)) for c in info.fields])
 
 
+_EMPTY: dict[tuple[Any, tuple[tuple[str, str], ...]], Any] = {}
+
+
 def empty_frame(ctx: Any, info: Any) -> Any:
-    return ctx.spark.createDataFrame([], declared_schema(info))
+    """No rows, the label's declared columns.
+
+    A label nobody wrote to is read by every scan of it; building an empty
+    DataFrame from Python each time costs more than the scan, so one per
+    SparkSession and schema is kept, and each use gets fresh column aliases
+    (a pattern may join the label to itself).
+    """
+    from pyspark.sql import functions as F
+
+    schema = declared_schema(info)
+    key = (id(ctx.spark), tuple((f.name, f.dataType.simpleString()) for f in schema.fields))
+    base = _EMPTY.get(key)
+    if base is None or base.sparkSession is not ctx.spark:
+        base = ctx.spark.createDataFrame([], schema)
+        _EMPTY[key] = base
+    return base.select(*[F.col(f"`{f.name}`").alias(f.name) for f in schema.fields])
 
 
 def latest_vertices(df: Any, id_field: str) -> Any:
@@ -105,6 +123,10 @@ class MemoryStore:
         self.versions: dict[int, dict[tuple[str, bool], list[Any]]] = {0: {}}
         # Writes not yet in a checkpoint: (label, is_vertex, rows).
         self.pending: list[tuple[str, bool, Any]] = []
+        # Vertex parts (by ``id``; ``parts`` and ``versions`` keep them alive)
+        # that already hold one row per vertex id: a label made of one such
+        # part is read without a shuffle to pick each id's latest row.
+        self.unique_parts: set[int] = set()
 
     def version_number(self) -> int:
         return self.writes
@@ -122,12 +144,11 @@ class MemoryStore:
         assert info is not None, label
         return info
 
-    @staticmethod
-    def _combine(parts: list[Any], info: Any, is_vertex: bool) -> Any:
+    def _combine(self, parts: list[Any], info: Any, is_vertex: bool) -> Any:
         combined = parts[0]
         for p in parts[1:]:
             combined = combined.unionByName(p)
-        if is_vertex:
+        if is_vertex and not (len(parts) == 1 and id(parts[0]) in self.unique_parts):
             combined = latest_vertices(combined, info.id_field)
         return combined
 
@@ -173,12 +194,20 @@ class MemoryStore:
         windowed = getattr(ctx, "window", None) is not None
         new = with_order(df, self.writes)
         if not windowed:
+            # Materialised now anyway: keeping each id's last row here costs a
+            # stage of this job and saves one in every later read of the label.
+            if is_vertex:
+                new = latest_vertices(new, info.id_field)
             new = new.localCheckpoint(eager=True)
+            if is_vertex:
+                self.unique_parts.add(id(new))
         key = (info.label, is_vertex)
         parts = [*self.parts.get(key, []), new]
         if len(parts) > self.COMPACT_AFTER:
             # Compact: keep vertex rows already replaced out of later reads.
             parts = [self._combine(parts, info, is_vertex).localCheckpoint(eager=True)]
+            if is_vertex:
+                self.unique_parts.add(id(parts[0]))
         self.parts = dict(self.parts)
         self.parts[key] = parts
         self.versions[self.writes] = self.parts
