@@ -136,3 +136,17 @@ def newly_passing(report: Any) -> list[str]:
     listed = set(must_pass())
     return sorted(r.id for r in report.results if r.status == "passed" and r.id not in listed)
 
+
+
+def assert_listed_cases_pass_with_rules_off(
+    spark: Any, corpus: Path, work: Path, suites: Any, at_least: int
+) -> None:
+    """Every listed case of ``suites`` passes with the optimizer switched off,
+    at least ``at_least`` of them ran, and no rule fired."""
+    off = run_shard(spark, corpus, work, suites, {"geaflow.dsl.optimizer.enabled": "false"})
+    listed = set(must_pass())
+    ran = [r for r in off.report.results if r.id in listed]
+    assert len(ran) >= at_least, f"only {len(ran)} listed cases ran"
+    broken = [f"{r.id}: {r.status} {r.reason}" for r in ran if r.status != "passed"]
+    assert not broken, "with rules off:\n" + "\n".join(broken)
+    assert not off.fired, f"rules ran although the optimizer was off: {off.fired}"

@@ -7,7 +7,7 @@ with ``geaflow.dsl.optimizer.enabled = false`` too.
 
 from __future__ import annotations
 
-from tests.corpus_shards import must_pass, run_shard
+from tests.corpus_shards import assert_listed_cases_pass_with_rules_off
 
 SQL_SUITES = (
     "AggregateTest",
@@ -29,11 +29,4 @@ SQL_SUITES = (
 
 
 def test_sql_suites_pass_with_rules_off(spark, corpus, tmp_path):
-    off = run_shard(spark, corpus, tmp_path, SQL_SUITES, {"geaflow.dsl.optimizer.enabled": "false"})
-    report, fired = off.report, off.fired
-    listed = set(must_pass())
-    ran = [r for r in report.results if r.id in listed]
-    assert len(ran) >= 52, f"only {len(ran)} listed SQL cases ran"
-    broken = [f"{r.id}: {r.status} {r.reason}" for r in ran if r.status != "passed"]
-    assert not broken, "with rules off:\n" + "\n".join(broken)
-    assert not fired, f"rules ran although the optimizer was off: {fired}"
+    assert_listed_cases_pass_with_rules_off(spark, corpus, tmp_path, SQL_SUITES, at_least=52)

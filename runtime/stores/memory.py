@@ -19,7 +19,15 @@ def declared_schema(info: Any) -> Any:
     return ST.StructType([ST.StructField(c.name, T.to_spark_type(c.type)) for c in info.fields])
 
 
-_EMPTY: dict[tuple[Any, tuple[tuple[str, str], ...]], Any] = {}
+_EMPTY: dict[tuple[tuple[str, str], ...], Any] = {}
+
+
+def fresh_columns(df: Any, names: list[str]) -> Any:
+    """``df``'s columns ``names`` under new aliases: a frame used on both sides
+    of a join (a pattern that joins a label to itself) needs distinct columns."""
+    from pyspark.sql import functions as F
+
+    return df.select(*[F.col(f"`{n}`").alias(n) for n in names])
 
 
 def empty_frame(ctx: Any, info: Any) -> Any:
@@ -30,15 +38,13 @@ def empty_frame(ctx: Any, info: Any) -> Any:
     SparkSession and schema is kept, and each use gets fresh column aliases
     (a pattern may join the label to itself).
     """
-    from pyspark.sql import functions as F
-
     schema = declared_schema(info)
-    key = (id(ctx.spark), tuple((f.name, f.dataType.simpleString()) for f in schema.fields))
+    key = tuple((f.name, f.dataType.simpleString()) for f in schema.fields)
     base = _EMPTY.get(key)
     if base is None or base.sparkSession is not ctx.spark:
         base = ctx.spark.createDataFrame([], schema)
         _EMPTY[key] = base
-    return base.select(*[F.col(f"`{f.name}`").alias(f.name) for f in schema.fields])
+    return fresh_columns(base, schema.fieldNames())
 
 
 def latest_vertices(df: Any, id_field: str) -> Any:
@@ -88,9 +94,7 @@ def table_frame(ctx: Any, graph: GraphInfo, info: Any) -> Any:
         df = df.toDF(*names)
         if cache is not None:
             cache[table] = df
-    from pyspark.sql import functions as F
-
-    return df.select(*[F.col(f"`{n}`").alias(n) for n in names])
+    return fresh_columns(df, names)
 
 
 def _reads_windowed_table(ctx: Any, info: Any) -> bool:
