@@ -18,27 +18,42 @@ Rows are (vid, core_value, degree, change_status).  What GeaFlow's
   deactivated (its value was not already 0 — an isolated vertex stays INIT),
   and INIT for every other vertex.
 
-GeaFlow keeps the statuses per task between runs of a streaming job (then
-UNCHANGED and ADDED appear); here every call is a first run.  The threshold is
-accepted and, as in GeaFlow, not used.
+The threshold is accepted and, as in GeaFlow, not used.
+
+In a windowed job GeaFlow keeps each vertex's state between runs: only the
+first run says INIT; later runs start every vertex at UNCHANGED, and a vertex
+that carried its value from the run before starts from that value (0 if it
+was deactivated then) instead of its degree, so REMOVED means "deactivated in
+this run while its value was not already 0".  ADDED is never reached.  Here a
+call site keeps the graph it has seen and every vertex's drop round (see
+``kcore_peeling``); a window collects only the rows it added, re-peels only
+where they reach, and emits the vertices the window changed: new vertices,
+vertices whose degree changed and vertices whose drop round changed.  Their
+degree and drop round are those of a full run on the current graph; a vertex
+the window did not change keeps the row it was last emitted with.
 """
 
 from __future__ import annotations
 
+from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
 
 from geaflow_sql import types as T
 
+from ..base import AlgorithmGraph
 from ..builtin import ID, BuiltinAlgorithm, Output, Param
 from ..dist_graph import DistGraph, with_self
 from ..iteration import iterate
 from ..local_graph import LocalGraph
-from ..options import RunOptions
+from ..options import RunOptions, options_of
 from ..registry import register_algorithm
+from .incremental import collect_delta, output_frame
+from .kcore_peeling import NEVER, full_peel, repeel
 
 INIT = "INIT"
+UNCHANGED = "UNCHANGED"
 REMOVED = "REMOVED"
 
 
@@ -56,31 +71,56 @@ class IncrementalKCore(BuiltinAlgorithm):
         Output("degree", T.INTEGER),
         Output("change_status", T.VARCHAR),
     )
+    incremental = True
 
     @staticmethod
     def rounds(p: dict[str, Any], max_iterations: int) -> int:
         return max(0, min(p["max_iterations"], max_iterations) - 1)
 
     def local(self, g: LocalGraph, p: dict[str, Any], max_iterations: int) -> list[np.ndarray]:
-        k, nv = p["k"], g.nv
+        nv = g.nv
         degree = (np.bincount(g.src, minlength=g.n) + np.bincount(g.dst, minlength=g.n))[:nv]
-        in_degree = np.bincount(g.dst, minlength=g.n)[:nv].astype(np.int64)
         real = (g.src < nv) & (g.dst < nv)
-        # incoming[v, u] = number of edges u -> v between vertices.
-        incoming = g.matrix(g.dst[real], g.src[real]).tocsr()[:nv, :nv]
-        value = degree.astype(np.int64)
-        active = np.ones(nv, dtype=bool)
-        removed = np.zeros(nv, dtype=bool)
-        for _ in range(self.rounds(p, max_iterations)):
-            count = np.rint(incoming @ active.astype(np.float64)).astype(np.int64) + in_degree
-            drops = active & (count < k)
-            removed |= drops & (value != 0)
-            value = np.where(active, np.where(count < k, 0, count), value)
-            if not drops.any():
-                break  # the same active set gives the same counts from now on
-            active &= ~drops
-        status = np.where(removed, REMOVED, INIT).astype(object)
+        drop = full_peel(
+            np.arange(g.n) < nv,
+            np.bincount(g.dst, minlength=g.n).astype(np.int64),
+            g.src[real],
+            g.dst[real],
+            p["k"],
+            self.rounds(p, max_iterations),
+        )[:nv]
+        status = first_run_status(drop, degree)
         return [g.ids[:nv], degree, degree, status]
+
+    def run(self, ctx: Any, graph: AlgorithmGraph, args: list[Any]) -> Any:
+        if graph.new_edges is None:
+            return super().run(ctx, graph, args)
+        p = self.bind(list(args), graph.id_type)
+        rounds = self.rounds(p, options_of(ctx).max_iterations)
+        state = graph.state.get("kcore")
+        if not isinstance(state, SeenGraph):
+            state = SeenGraph()
+            graph.state["kcore"] = state
+        growth = state.add(collect_delta(graph))
+        degree = state.out_count + state.in_count
+        real = state.is_vertex[state.src] & state.is_vertex[state.dst]
+        args_ = (state.is_vertex, state.in_count, state.src[real], state.dst[real], p["k"], rounds)
+        if state.drop is None:
+            drop = full_peel(*args_)
+            status = first_run_status(drop, degree)
+            emit = state.is_vertex
+        else:
+            old = np.concatenate([state.drop, np.zeros(state.n - len(state.drop), np.int64)])
+            drop = repeel(old, growth.fresh, growth.bumped, *args_)
+            emit = state.is_vertex & (
+                growth.fresh | (degree != growth.degree_before) | (drop != old)
+            )
+            status = later_run_status(drop, degree, old, growth.fresh)
+        state.drop = drop
+        where = np.flatnonzero(emit)
+        ids = state.id_array()[where].tolist()
+        degrees = degree[where].tolist()
+        return output_frame(graph, self, [ids, degrees, degrees, status[where].tolist()])
 
     def distributed(self, dg: DistGraph, p: dict[str, Any], opts: RunOptions) -> Any:
         from pyspark.sql import functions as F
@@ -157,6 +197,97 @@ class IncrementalKCore(BuiltinAlgorithm):
         )
         links.unpersist()
         return out
+
+
+def dropped(drop: np.ndarray) -> np.ndarray:
+    return (drop > 0) & (drop != NEVER)
+
+
+def first_run_status(drop: np.ndarray, degree: np.ndarray) -> np.ndarray:
+    """INIT, or REMOVED for a vertex deactivated while its value was not 0.
+
+    A vertex's value is its degree before round 1 and its count (at least k,
+    so not 0) after every round it survived.
+    """
+    removed = dropped(drop) & ((drop >= 2) | (degree != 0))
+    return np.where(removed, REMOVED, INIT).astype(object)
+
+
+def later_run_status(
+    drop: np.ndarray, degree: np.ndarray, old: np.ndarray, fresh: np.ndarray
+) -> np.ndarray:
+    """UNCHANGED, or REMOVED as in a first run, except that an old vertex
+    starts from the value it ended the previous run with: 0 if it was
+    deactivated then."""
+    start_nonzero = np.where(fresh, degree != 0, ~dropped(old))
+    removed = dropped(drop) & ((drop >= 2) | start_nonzero)
+    return np.where(removed, REMOVED, UNCHANGED).astype(object)
+
+
+@dataclass
+class Growth:
+    """What one window changed, per node of the grown graph."""
+
+    fresh: np.ndarray  # vertices that were not vertices before
+    bumped: np.ndarray  # nodes with an IN edge that is new or newly between vertices
+    degree_before: np.ndarray
+
+
+@dataclass
+class SeenGraph:
+    """Every id a call site has seen (vertices and edge endpoints), its edges
+    in node indices, their counts, and the drop rounds of the last run."""
+
+    ids: list[Any] = field(default_factory=list)
+    index: dict[Any, int] = field(default_factory=dict)
+    is_vertex: np.ndarray = field(default_factory=lambda: np.zeros(0, dtype=bool))
+    src: np.ndarray = field(default_factory=lambda: np.zeros(0, dtype=np.int64))
+    dst: np.ndarray = field(default_factory=lambda: np.zeros(0, dtype=np.int64))
+    out_count: np.ndarray = field(default_factory=lambda: np.zeros(0, dtype=np.int64))
+    in_count: np.ndarray = field(default_factory=lambda: np.zeros(0, dtype=np.int64))
+    drop: np.ndarray | None = None
+
+    @property
+    def n(self) -> int:
+        return len(self.ids)
+
+    def id_array(self) -> np.ndarray:
+        values = np.array(self.ids, dtype=object)
+        if self.ids and all(isinstance(v, int) for v in self.ids):
+            return values.astype(np.int64)
+        return values
+
+    def node(self, vid: Any) -> int:
+        at = self.index.get(vid)
+        if at is None:
+            at = self.index[vid] = len(self.ids)
+            self.ids.append(vid)
+        return at
+
+    def add(self, delta: Any) -> Growth:
+        before = self.n
+        degree_before = self.out_count + self.in_count
+        vertex_nodes = [self.node(v) for v in delta.vertices.tolist()]
+        new_src = np.array([self.node(v) for v in delta.src.tolist()], dtype=np.int64)
+        new_dst = np.array([self.node(v) for v in delta.dst.tolist()], dtype=np.int64)
+        grown = self.n - before
+        was_vertex = np.concatenate([self.is_vertex, np.zeros(grown, dtype=bool)])
+        self.is_vertex = was_vertex.copy()
+        self.is_vertex[np.array(vertex_nodes, dtype=np.int64)] = True
+        fresh = self.is_vertex & ~was_vertex
+        self.src = np.concatenate([self.src, new_src])
+        self.dst = np.concatenate([self.dst, new_dst])
+        pad = np.zeros(grown, dtype=np.int64)
+        self.out_count = np.concatenate([self.out_count, pad]) + np.bincount(
+            new_src, minlength=self.n
+        )
+        self.in_count = np.concatenate([self.in_count, pad]) + np.bincount(
+            new_dst, minlength=self.n
+        )
+        bumped = np.zeros(self.n, dtype=bool)
+        bumped[new_dst] = True
+        bumped[self.dst[fresh[self.src]]] = True  # their source just became a vertex
+        return Growth(fresh, bumped, np.concatenate([degree_before, pad]))
 
 
 def _settled(frames: dict[str, Any]) -> bool:
