@@ -19,6 +19,15 @@ The three arguments are checked as GeaFlow checks them (a positive integer,
 a number in [0, 1], a non-empty name) and change nothing else: its
 termination vote does not cut the three supersteps short.  Only
 ``geaflow.dsl.max.traversal`` below 3 does, and then there are no rows.
+
+In a windowed job the algorithm is incremental: a window emits only the rows
+(v, v, weight) that the graph as it stands after the window has and that no
+earlier window emitted, so the windows together emit the batch result of the
+latest graph, each row once.  A window's new rows come from its own edges
+(once their place among the source's first 50 is known and both ends are
+vertices) and from earlier proposals that were waiting for a vertex the
+window adds (see ``inc_mst_windows``).  With a traversal bound below 3 no
+window emits anything.  Outside a windowed job the batch engines run.
 """
 
 from __future__ import annotations
@@ -30,11 +39,13 @@ import numpy as np
 from geaflow_sql import types as T
 from geaflow_sql.errors import ExecutionError, ValidationError
 
+from ..base import AlgorithmGraph
 from ..builtin import ID, BuiltinAlgorithm, Output, Param
 from ..dist_graph import DistGraph, Needs
 from ..local_graph import LocalGraph
-from ..options import RunOptions
+from ..options import RunOptions, options_of
 from ..registry import register_algorithm
+from .inc_mst_windows import ProposalBook, collect_weighted_delta
 
 # GeaFlow proposes at most this many OUT edges per vertex.
 PROPOSALS_PER_VERTEX = 50
@@ -45,6 +56,7 @@ SUPERSTEPS = 3
 class IncMinimumSpanningTree(BuiltinAlgorithm):
     name = "IncMST"
     java_classes = ("org.apache.geaflow.dsl.udf.graph.IncMinimumSpanningTree",)
+    incremental = True
     params = (
         Param("max_iterations", "int", 50),
         Param("threshold", "float", 0.001),
@@ -73,6 +85,27 @@ class IncMinimumSpanningTree(BuiltinAlgorithm):
 
     def needs(self, p: dict[str, Any]) -> Needs:
         return Needs(edge_props=(p["weight_column"],))
+
+    def run(self, ctx: Any, graph: AlgorithmGraph, args: list[Any]) -> Any:
+        if graph.new_edges is None:
+            return super().run(ctx, graph, args)
+        p = self.prepare(self.bind(list(args), graph.id_type), graph)
+        book = graph.state.get("mst")
+        if not isinstance(book, ProposalBook):
+            book = graph.state["mst"] = ProposalBook(PROPOSALS_PER_VERTEX)
+        accepted = book.advance(collect_weighted_delta(graph, p["weight_column"]))
+        schema = self.spark_schema(graph.id_type)
+        spark = graph.vertices.sparkSession
+        if options_of(ctx).max_iterations < SUPERSTEPS:
+            # The proposals are spent: GeaFlow never gets to record them.
+            return spark.createDataFrame([], schema)
+        if accepted.missing.any():
+            raise ExecutionError(_null_weight_message(self.name))
+        new = book.record(accepted.src, _java_double_bits(accepted.weight))
+        ids = [s for s, keep in zip(accepted.src, new.tolist(), strict=True) if keep]
+        # Python floats keep NaN and -0.0 as they are (a pandas frame would turn NaN into null).
+        rows = list(zip(ids, ids, accepted.weight[new].tolist(), strict=True))
+        return spark.createDataFrame(rows, schema)
 
     def local(self, g: LocalGraph, p: dict[str, Any], max_iterations: int) -> list[np.ndarray]:
         accepted = (
