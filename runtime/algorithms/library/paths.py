@@ -18,6 +18,8 @@ Facts of GeaFlow's versions that shape the results:
   the smallest by comparing ids position by position (GeaFlow keeps whichever
   message arrives first).  ``incremental`` registers it, as in a windowed job
   it runs incrementally.
+* In a windowed job ``sssp`` keeps its distances between windows and emits
+  the vertices whose distance is new or shorter (see ``inc_sssp``).
 """
 
 from __future__ import annotations
@@ -31,12 +33,13 @@ from scipy.sparse import csgraph
 
 from geaflow_sql import types as T
 
+from ..base import AlgorithmGraph
 from ..builtin import ID, BuiltinAlgorithm, Output, Param
 from ..dist_graph import DistGraph, Needs, with_self
 from ..iteration import iterate
 from ..java_compat import hashmap_bucket, hashmap_capacity, java_hash_codes
 from ..local_graph import LocalGraph
-from ..options import RunOptions
+from ..options import RunOptions, options_of
 from ..registry import register_algorithm
 
 _PLAN = "org.apache.geaflow.dsl.udf.graph."
@@ -126,6 +129,27 @@ class SingleSourceShortestPath(BuiltinAlgorithm):
     )
     outputs = (Output("id", ID), Output("distance", T.BIGINT))
     has_graphframes = True
+    incremental = True
+
+    def run(self, ctx: Any, graph: AlgorithmGraph, args: list[Any]) -> Any:
+        if graph.new_edges is None:
+            return super().run(ctx, graph, args)
+        from .inc_sssp import HopState, collect_labeled_delta
+        from .incremental import output_frame
+
+        p = self.bind(list(args), graph.id_type)
+        state = graph.state.get("hops")
+        if not isinstance(state, HopState):
+            state = graph.state["hops"] = HopState()
+        changed = state.advance(
+            collect_labeled_delta(graph),
+            p["source"],
+            p["vertex_label"],
+            p["edge_label"],
+            options_of(ctx).max_iterations - 1,
+        )
+        ids = state.id_array()[changed].tolist()
+        return output_frame(graph, self, [ids, state.dist[changed].tolist()])
 
     def needs(self, p: dict[str, Any]) -> Needs:
         return Needs(
