@@ -63,12 +63,14 @@ def timed_run(
 
     config = Config({"geaflow.dsl.algorithm.engine": engine})
     ctx = SimpleNamespace(spark=spark, config=config, catalog=None)
+    algorithm = algorithm_named(name)
+    assert algorithm is not None, name
     best, out = float("inf"), None
     for _ in range(repeat):
         if out is not None:
             out.unpersist()
         start = time.perf_counter()
-        out = algorithm_named(name).run(ctx, graph, args).cache()
+        out = algorithm.run(ctx, graph, args).cache()
         out.write.format("noop").mode("overwrite").save()
         best = min(best, time.perf_counter() - start)
     return best, out
@@ -80,6 +82,7 @@ def kernel_seconds(local_graph: Any, name: str, args: list[Any]) -> float:
     from runtime.algorithms.registry import algorithm_named
 
     algorithm = algorithm_named(name)
+    assert algorithm is not None, name
     p = algorithm.bind(args, T.BIGINT)
     start = time.perf_counter()
     algorithm.local(local_graph, p, 64)
@@ -146,7 +149,7 @@ def main() -> None:
             label = engine
             if engine == "auto":
                 label = "auto:local" if edges <= 5_000_000 else "auto:dist"
-            runs = [
+            runs: list[tuple[str, list[Any]]] = [
                 ("page_rank", [0.85, 0.0, PAGERANK_ROUNDS + 2]),
                 ("wcc", []),
                 ("sssp", [source]),

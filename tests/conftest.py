@@ -41,3 +41,33 @@ def write(path: Path, text: str) -> Path:
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_text(text, encoding="utf-8")
     return path
+
+
+# Test files that take minutes, heaviest first (from ``--durations`` of full
+# runs).  With ``--dist loadfile --no-loadscope-reorder`` xdist hands out whole
+# files in collection order, so starting the long ones first keeps a worker
+# from running the last long file alone while the other one idles.
+HEAVY_FIRST = (
+    "test_conformance_graphs.py",
+    "test_kuzu_differential.py",
+    "test_conformance.py",
+    "test_incremental_match.py",
+    "test_failover.py",
+    "test_graph_stores.py",
+    "test_cli.py",
+    "test_rules_off_graph.py",
+    "test_algorithms_engines.py",
+    "test_incremental_algorithms.py",
+    "test_incremental_mst_windows.py",
+    "test_incremental_sssp.py",
+    "test_select.py",
+    "test_streams.py",
+    "test_dbapi.py",
+    "test_shell.py",
+)
+
+
+def pytest_collection_modifyitems(session, config, items):
+    rank = {name: i for i, name in enumerate(HEAVY_FIRST)}
+    # A stable sort: tests keep their order inside each file.
+    items.sort(key=lambda item: rank.get(item.path.name, len(rank)))

@@ -18,7 +18,7 @@ import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
-WINDOWS = 12
+WINDOWS = 10
 
 SCRIPT = """
 CREATE TABLE people (id bigint, name varchar) WITH (type='file', geaflow.dsl.file.path='people.txt');
@@ -44,8 +44,12 @@ def make_inputs(folder: Path) -> None:
     rng = random.Random(7)
     folder.mkdir(parents=True, exist_ok=True)
     (folder / "people.txt").write_text("".join(f"{i},p{i}\n" for i in range(20)), encoding="utf-8")
-    edges = [(rng.randrange(20), rng.randrange(20), rng.randrange(1, 9) / 4) for _ in range(2 * WINDOWS)]
-    (folder / "edges.txt").write_text("".join(f"{s},{t},{w}\n" for s, t, w in edges), encoding="utf-8")
+    edges = [
+        (rng.randrange(20), rng.randrange(20), rng.randrange(1, 9) / 4) for _ in range(2 * WINDOWS)
+    ]
+    (folder / "edges.txt").write_text(
+        "".join(f"{s},{t},{w}\n" for s, t, w in edges), encoding="utf-8"
+    )
     (folder / "job.gql").write_text(SCRIPT, encoding="utf-8")
 
 
