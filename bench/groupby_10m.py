@@ -107,7 +107,9 @@ def main() -> int:
     start = time.perf_counter()
     generate(path, args.rows, args.keys)
     size_mb = path.stat().st_size / 1e6
-    print(f"table: {args.rows:,} rows, {args.keys} keys, {size_mb:.0f} MB ({time.perf_counter() - start:.1f} s to prepare)")
+    print(
+        f"table: {args.rows:,} rows, {args.keys} keys, {size_mb:.0f} MB ({time.perf_counter() - start:.1f} s to prepare)"
+    )
 
     from runtime.spark_adapter import create_session
 

@@ -105,7 +105,9 @@ def run_pyspark(spark, folder: Path, name: str) -> int:
     f = knows.select(F.col("src").alias("b"), F.col("dst").alias("c"))
     paths = a.join(e, "a").join(b, "b").join(f, "b").join(c, "c")
     if name == "3-hop":
-        g = knows.where(F.col("weight") < 0.2).select(F.col("src").alias("c"), F.col("dst").alias("d"))
+        g = knows.where(F.col("weight") < 0.2).select(
+            F.col("src").alias("c"), F.col("dst").alias("d")
+        )
         d = person.where(F.col("age") > 50).select(F.col("id").alias("d"))
         paths = paths.join(g, "c").join(d, "d")
     return int(paths.count())
@@ -160,8 +162,12 @@ def main() -> int:
             p_times.append(timed(run_pyspark, spark, folder, name)[0])
         g_best, p_best = min(g_times), min(p_times)
         print(f"  paths       : {got:,}")
-        print(f"  geaflow-sql : best {g_best:7.2f} s   runs {' '.join(f'{t:.2f}' for t in g_times)}")
-        print(f"  pyspark API : best {p_best:7.2f} s   runs {' '.join(f'{t:.2f}' for t in p_times)}")
+        print(
+            f"  geaflow-sql : best {g_best:7.2f} s   runs {' '.join(f'{t:.2f}' for t in g_times)}"
+        )
+        print(
+            f"  pyspark API : best {p_best:7.2f} s   runs {' '.join(f'{t:.2f}' for t in p_times)}"
+        )
         print(f"  ratio geaflow-sql / pyspark = {g_best / p_best:.2f}")
     return status
 

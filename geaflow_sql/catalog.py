@@ -158,7 +158,10 @@ def unified_type(structs: list[T.StructType], kind: str) -> T.StructType:
     if not structs:
         if kind == "VERTEX":
             return T.StructType(
-                (T.StructField(T.VERTEX_ID_FIELD, T.BIGINT), T.StructField(T.LABEL_FIELD, T.VARCHAR)),
+                (
+                    T.StructField(T.VERTEX_ID_FIELD, T.BIGINT),
+                    T.StructField(T.LABEL_FIELD, T.VARCHAR),
+                ),
                 "VERTEX",
             )
         return T.StructType(
@@ -174,7 +177,14 @@ def unified_type(structs: list[T.StructType], kind: str) -> T.StructType:
     for st in structs[1:]:
         merged = T.merge_struct(merged, st)
     # Meta fields first, in a fixed order, so every edge struct lines up.
-    meta_order = [T.VERTEX_ID_FIELD, T.EDGE_SRC_FIELD, T.EDGE_DST_FIELD, T.LABEL_FIELD, T.EDGE_DIRECTION_FIELD, T.EDGE_TS_FIELD]
+    meta_order = [
+        T.VERTEX_ID_FIELD,
+        T.EDGE_SRC_FIELD,
+        T.EDGE_DST_FIELD,
+        T.LABEL_FIELD,
+        T.EDGE_DIRECTION_FIELD,
+        T.EDGE_TS_FIELD,
+    ]
     meta = [f for name in meta_order for f in merged.fields if f.name == name]
     rest = [f for f in merged.fields if f.name not in meta_order]
     # Widen meta types that differ between labels (e.g. ids of different types).
@@ -311,7 +321,9 @@ class Catalog:
         self.tables[key] = table
         return True
 
-    def add_view(self, view: ViewInfo, *, if_not_exists: bool = False, replace: bool = False) -> bool:
+    def add_view(
+        self, view: ViewInfo, *, if_not_exists: bool = False, replace: bool = False
+    ) -> bool:
         key = (view.instance.lower(), view.name.lower())
         taken = self.name_taken(key)
         if taken and not (replace and taken == "view"):

@@ -39,11 +39,24 @@ def build_parser() -> argparse.ArgumentParser:
     src = ap.add_mutually_exclusive_group()
     src.add_argument("-f", "--file", help="script file to run")
     src.add_argument("-e", "--execute", help="statements to run")
-    ap.add_argument("--conf", action="append", metavar="KEY=VALUE", help="job configuration (repeatable)")
-    ap.add_argument("--master", help="Spark master URL (default local[*]; sc://host:port for Spark Connect)")
-    ap.add_argument("--explain", action="store_true", help="print each statement's plans instead of running it")
-    ap.add_argument("--check", action="store_true", help="parse and plan every statement without running it")
-    ap.add_argument("--output", choices=("table", "csv", "json"), default="table", help="how query results print")
+    ap.add_argument(
+        "--conf", action="append", metavar="KEY=VALUE", help="job configuration (repeatable)"
+    )
+    ap.add_argument(
+        "--master", help="Spark master URL (default local[*]; sc://host:port for Spark Connect)"
+    )
+    ap.add_argument(
+        "--explain", action="store_true", help="print each statement's plans instead of running it"
+    )
+    ap.add_argument(
+        "--check", action="store_true", help="parse and plan every statement without running it"
+    )
+    ap.add_argument(
+        "--output",
+        choices=("table", "csv", "json"),
+        default="table",
+        help="how query results print",
+    )
     ap.add_argument("--quiet", "-q", action="store_true", help="print only query results")
     ap.add_argument("--version", action="store_true", help="print the version and exit")
     return ap

@@ -30,7 +30,9 @@ COLUMN_SEPARATOR = Key("geaflow.dsl.column.separator", ",", "field separator of 
 LINE_SEPARATOR = Key("geaflow.dsl.line.separator", "\n", "line separator of text files")
 FILE_PATH = Key("geaflow.dsl.file.path", None, "path of a file table")
 FILE_NAME_REGEX = Key("geaflow.dsl.file.name.regex", None, "only read files whose name matches")
-PERSISTENT_ROOT = Key("geaflow.file.persistent.root", None, "root folder of persistent graph stores")
+PERSISTENT_ROOT = Key(
+    "geaflow.file.persistent.root", None, "root folder of persistent graph stores"
+)
 BATCH_PER_CHECKPOINT = Key(
     "geaflow.batch.number.per.checkpoint", 1, "windows between two checkpoints"
 )
@@ -91,11 +93,11 @@ CHECKPOINT_EVERY = Key(
     "geaflow.dsl.iteration.checkpoint.interval", 5, "cut lineage every k rounds of an iteration"
 )
 CHECKPOINT_MODE = Key("geaflow.dsl.iteration.checkpoint.mode", "local", "local | reliable")
-CHECKPOINT_DIR = Key("geaflow.dsl.iteration.checkpoint.dir", None, "folder for reliable checkpoints")
-RESOURCE_ROOT = Key("geaflow.dsl.resource.root", None, "where resource:/// paths point")
-BAD_ROW_POLICY = Key(
-    "geaflow.dsl.file.bad.rows", "fail", "what a bad text row does: fail | skip"
+CHECKPOINT_DIR = Key(
+    "geaflow.dsl.iteration.checkpoint.dir", None, "folder for reliable checkpoints"
 )
+RESOURCE_ROOT = Key("geaflow.dsl.resource.root", None, "where resource:/// paths point")
+BAD_ROW_POLICY = Key("geaflow.dsl.file.bad.rows", "fail", "what a bad text row does: fail | skip")
 JOB_CHECKPOINT_DIR = Key(
     "geaflow.dsl.checkpoint.dir", None, "durable folder for window checkpoints of a streaming job"
 )

@@ -69,7 +69,9 @@ def value_text(v: Any, null: str = "null") -> str:
     return str(v)
 
 
-def format_table(columns: Sequence[str], rows: Sequence[Sequence[Any]], max_width: int | None = None) -> str:
+def format_table(
+    columns: Sequence[str], rows: Sequence[Sequence[Any]], max_width: int | None = None
+) -> str:
     """An aligned text table (numbers right-aligned), like psql and the DuckDB CLI."""
     texts = [[value_text(v, "NULL") for v in r] for r in rows]
     widths = [len(c) for c in columns]
@@ -79,7 +81,13 @@ def format_table(columns: Sequence[str], rows: Sequence[Sequence[Any]], max_widt
         budget = max(8, (max_width - 3 * len(widths) - 1) // max(1, len(widths)))
         widths = [min(w, max(budget, len(c))) for w, c in zip(widths, columns, strict=True)]
     numeric = [
-        bool(rows) and all(isinstance(r[i], (int, float, decimal.Decimal)) and not isinstance(r[i], bool) or r[i] is None for r in rows)
+        bool(rows)
+        and all(
+            isinstance(r[i], (int, float, decimal.Decimal))
+            and not isinstance(r[i], bool)
+            or r[i] is None
+            for r in rows
+        )
         for i in range(len(columns))
     ]
 
@@ -89,10 +97,16 @@ def format_table(columns: Sequence[str], rows: Sequence[Sequence[Any]], max_widt
         return t.rjust(w) if right else t.ljust(w)
 
     sep = "+" + "+".join("-" * (w + 2) for w in widths) + "+"
-    lines = [sep, "| " + " | ".join(cell(c, w, False) for c, w in zip(columns, widths, strict=True)) + " |", sep]
+    lines = [
+        sep,
+        "| " + " | ".join(cell(c, w, False) for c, w in zip(columns, widths, strict=True)) + " |",
+        sep,
+    ]
     for r in texts:
         lines.append(
-            "| " + " | ".join(cell(t, w, n) for t, w, n in zip(r, widths, numeric, strict=True)) + " |"
+            "| "
+            + " | ".join(cell(t, w, n) for t, w, n in zip(r, widths, numeric, strict=True))
+            + " |"
         )
     lines.append(sep)
     count = len(rows)
@@ -121,10 +135,18 @@ def format_json(columns: Sequence[str], rows: Sequence[Sequence[Any]]) -> str:
             return [plain(x) for x in v]
         return v
 
-    return "\n".join(json.dumps(dict(zip(columns, [plain(v) for v in r], strict=True)), ensure_ascii=False) for r in rows)
+    return "\n".join(
+        json.dumps(dict(zip(columns, [plain(v) for v in r], strict=True)), ensure_ascii=False)
+        for r in rows
+    )
 
 
-def format_rows(columns: Sequence[str], rows: Sequence[Sequence[Any]], mode: str = "table", max_width: int | None = None) -> str:
+def format_rows(
+    columns: Sequence[str],
+    rows: Sequence[Sequence[Any]],
+    mode: str = "table",
+    max_width: int | None = None,
+) -> str:
     if mode == "csv":
         return format_csv(columns, rows)
     if mode == "json":

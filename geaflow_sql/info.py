@@ -16,18 +16,28 @@ def _table(rows: list[tuple[str, ...]], header: tuple[str, ...]) -> str:
     for r in rows:
         widths = [max(w, len(str(c))) for w, c in zip(widths, r, strict=True)]
     line = "+" + "+".join("-" * (w + 2) for w in widths) + "+"
-    out = [line, "| " + " | ".join(h.ljust(w) for h, w in zip(header, widths, strict=True)) + " |", line]
+    out = [
+        line,
+        "| " + " | ".join(h.ljust(w) for h, w in zip(header, widths, strict=True)) + " |",
+        line,
+    ]
     for r in rows:
-        out.append("| " + " | ".join(str(c).ljust(w) for c, w in zip(r, widths, strict=True)) + " |")
+        out.append(
+            "| " + " | ".join(str(c).ljust(w) for c, w in zip(r, widths, strict=True)) + " |"
+        )
     out.append(line)
     return "\n".join(out)
 
 
-def _rows_result(rows: Sequence[tuple[Any, ...]], header: tuple[str, ...], suffix: str = "") -> StatementResult:
+def _rows_result(
+    rows: Sequence[tuple[Any, ...]], header: tuple[str, ...], suffix: str = ""
+) -> StatementResult:
     """The text table, plus the same rows in ``extra`` for callers that want data
     (the DB-API returns them as a result set; the shell prints them as CSV/JSON)."""
     texts = [tuple(str(c) for c in r) for r in rows]
-    return StatementResult("info", text=_table(texts, header) + suffix, extra={"columns": header, "rows": texts})
+    return StatementResult(
+        "info", text=_table(texts, header) + suffix, extra={"columns": header, "rows": texts}
+    )
 
 
 def show(session: Any, st: InfoStatement) -> StatementResult:
@@ -51,7 +61,14 @@ def show(session: Any, st: InfoStatement) -> StatementResult:
         rows = []
         for name in catalog.graph_names():
             g = catalog.graph((name,))
-            rows.append((name, g.store_type, ", ".join(v.label for v in g.vertices), ", ".join(e.label for e in g.edges)))
+            rows.append(
+                (
+                    name,
+                    g.store_type,
+                    ", ".join(v.label for v in g.vertices),
+                    ", ".join(e.label for e in g.edges),
+                )
+            )
         return _rows_result(rows, ("name", "store", "vertices", "edges"))
     from planner.functions.registry import all_builtin_names
 
@@ -81,12 +98,25 @@ def describe(session: Any, st: InfoStatement) -> StatementResult:
             graph_rows: list[tuple[Any, ...]] = []
             for v in graph.vertices:
                 for f in v.fields:
-                    graph_rows.append(("vertex", v.label, f.name, str(f.type), "ID" if f.name == v.id_field else ""))
+                    graph_rows.append(
+                        (
+                            "vertex",
+                            v.label,
+                            f.name,
+                            str(f.type),
+                            "ID" if f.name == v.id_field else "",
+                        )
+                    )
             for e in graph.edges:
                 for f in e.fields:
                     role = (
-                        "SOURCE ID" if f.name == e.src_field else "DESTINATION ID" if f.name == e.dst_field
-                        else "TIMESTAMP" if f.name == e.ts_field else ""
+                        "SOURCE ID"
+                        if f.name == e.src_field
+                        else "DESTINATION ID"
+                        if f.name == e.dst_field
+                        else "TIMESTAMP"
+                        if f.name == e.ts_field
+                        else ""
                     )
                     graph_rows.append(("edge", e.label, f.name, str(f.type), role))
             return _rows_result(graph_rows, ("kind", "label", "field", "type", "role"))

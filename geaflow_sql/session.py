@@ -110,9 +110,7 @@ class Session:
         check_only: bool = False,
     ) -> list[StatementResult]:
         """Run every statement of ``script``; one result per statement."""
-        return list(
-            self.iter_execute(script, source, parameters=parameters, check_only=check_only)
-        )
+        return list(self.iter_execute(script, source, parameters=parameters, check_only=check_only))
 
     def iter_execute(
         self,
@@ -140,7 +138,9 @@ class Session:
             if explain and isinstance(st, (s.Insert, s.QueryStatement)):
                 st = s.Explain(st, span=st.span)
             if not check_only and isinstance(st, (s.Insert, s.QueryStatement)):
-                deferred = self._windowed_statement(st, parsed, runtime_ctx, parameters, bool(windowed))
+                deferred = self._windowed_statement(
+                    st, parsed, runtime_ctx, parameters, bool(windowed)
+                )
                 if deferred is not None:
                     windowed.append((st, *deferred))
                     continue
@@ -208,7 +208,9 @@ class Session:
                     df = df.unionByName(f)
                 result = StatementResult(
                     "query",
-                    query=QueryResult(df, [f.name for f in schema], [f.type for f in schema], translate),
+                    query=QueryResult(
+                        df, [f.name for f in schema], [f.type for f in schema], translate
+                    ),
                 )
             else:
                 result = StatementResult(
@@ -383,7 +385,9 @@ class Session:
 
         inner = bound.inner
         if not isinstance(inner, PlanStatement):
-            return StatementResult("explain", text=f"{type(inner).__name__}: runs in the catalog, no plan")
+            return StatementResult(
+                "explain", text=f"{type(inner).__name__}: runs in the catalog, no plan"
+            )
         prepared = self._prepare(inner, rctx)
         rctx.spark = self.spark
         rctx.config = self.config

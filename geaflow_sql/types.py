@@ -444,5 +444,7 @@ def from_spark_type(st: Any) -> Any:
     if isinstance(st, T.MapType):
         return MapType(from_spark_type(st.keyType), from_spark_type(st.valueType))
     if isinstance(st, T.StructType):
-        return StructType(tuple(StructField(f.name, from_spark_type(f.dataType)) for f in st.fields))
+        return StructType(
+            tuple(StructField(f.name, from_spark_type(f.dataType)) for f in st.fields)
+        )
     return VARCHAR

@@ -462,9 +462,7 @@ class TreeBuilder(Transformer):
         nulls_first: bool | None = None
         if "NULLS" in toks:
             nulls_first = "FIRST" in toks
-        return s.OrderItem(
-            _values(ch)[0], "DESC_KW" in toks, nulls_first, span=span_of(meta)
-        )
+        return s.OrderItem(_values(ch)[0], "DESC_KW" in toks, nulls_first, span=span_of(meta))
 
     def limit_clause(self, meta: Meta, ch: list[Any]) -> _Tagged:
         vals = _values(ch)
@@ -568,7 +566,10 @@ class TreeBuilder(Transformer):
         variable = next((c for c in ch if isinstance(c, str)), None)
         labels = next((c.value for c in ch if isinstance(c, _Tagged) and c.tag == "labels"), ())
         parts = _by_tag(ch)
-        return tagged("edge", (variable, tuple(labels), parts.get("where"), tuple(parts.get("properties", ()))))
+        return tagged(
+            "edge",
+            (variable, tuple(labels), parts.get("where"), tuple(parts.get("properties", ()))),
+        )
 
     def loop(self, meta: Meta, ch: list[Any]) -> _Tagged:
         low = int(str(ch[0]))
@@ -610,9 +611,7 @@ class TreeBuilder(Transformer):
                 elif c.type == "LET":
                     is_global = False
                 continue
-            assigns.append(
-                s.LetAssign(c.variable, c.field, c.value, is_global, span=c.span)
-            )
+            assigns.append(s.LetAssign(c.variable, c.field, c.value, is_global, span=c.span))
             is_global = False
         return s.LetClause(tuple(assigns), span=span_of(meta))
 
@@ -780,9 +779,7 @@ class TreeBuilder(Transformer):
                 else:
                     from geaflow_sql.errors import ParseError
 
-                    raise ParseError(
-                        "TIMESTAMP(...) must follow an edge definition", span=ts_span
-                    )
+                    raise ParseError("TIMESTAMP(...) must follow an edge definition", span=ts_span)
         return s.CreateGraph(
             name,
             tuple(vertices),

@@ -67,8 +67,20 @@ def _nonreserved_terminals() -> frozenset[str]:
 # message says "an expression" instead of listing them.
 _EXPRESSION_START = {"IDENT", "INTEGER", "DECIMAL", "STRING", "CASE", "CAST", "NULL", "TRUE"}
 _EXPRESSION_TERMINALS = _EXPRESSION_START | {
-    "QUOTED_IDENT", "DQ_STRING", "FALSE", "LPAR", "MINUS", "PLUS", "EXISTS", "NOT",
-    "PARAM_QMARK", "PARAM_NAMED", "IF", "LEFT", "RIGHT", "EDGE_DASH",
+    "QUOTED_IDENT",
+    "DQ_STRING",
+    "FALSE",
+    "LPAR",
+    "MINUS",
+    "PLUS",
+    "EXISTS",
+    "NOT",
+    "PARAM_QMARK",
+    "PARAM_NAMED",
+    "IF",
+    "LEFT",
+    "RIGHT",
+    "EDGE_DASH",
 }
 
 
@@ -183,7 +195,10 @@ def parse(text: str, source: str = "<script>") -> s.Script:
             raise ParseError(inner.message, span=inner.span, text=text, source=source) from None
         if isinstance(inner, RecursionError):
             raise ParseError(
-                "statement is nested too deeply", span=_span_at(text, 1, 1), text=text, source=source
+                "statement is nested too deeply",
+                span=_span_at(text, 1, 1),
+                text=text,
+                source=source,
             ) from None
         raise ParseError(
             f"invalid syntax ({inner})", span=_span_at(text, 1, 1), text=text, source=source

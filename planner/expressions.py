@@ -67,7 +67,9 @@ def copy_typed(e: exp.Expression) -> exp.Expression:
     return c
 
 
-def remap_refs(e: exp.Expression, mapping: Mapping[int, int] | Callable[[int], int]) -> exp.Expression:
+def remap_refs(
+    e: exp.Expression, mapping: Mapping[int, int] | Callable[[int], int]
+) -> exp.Expression:
     """Renumber input references (after a projection or join reorders inputs)."""
     get = mapping if callable(mapping) else mapping.__getitem__
     out = copy_typed(e)
@@ -143,8 +145,10 @@ def is_deterministic(e: exp.Expression) -> bool:
 
 
 def is_constant(e: exp.Expression) -> bool:
-    return not input_refs(e) and is_deterministic(e) and not any(
-        isinstance(n, exp.AggFunc) for n in e.walk()
+    return (
+        not input_refs(e)
+        and is_deterministic(e)
+        and not any(isinstance(n, exp.AggFunc) for n in e.walk())
     )
 
 

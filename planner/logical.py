@@ -240,7 +240,8 @@ class Sort(LogicalNode):
             parts.append(
                 "keys=["
                 + ", ".join(
-                    f"{names[k.index]}${k.index}{' DESC' if k.descending else ''}" for k in self.keys
+                    f"{names[k.index]}${k.index}{' DESC' if k.descending else ''}"
+                    for k in self.keys
                 )
                 + "]"
             )

@@ -125,7 +125,11 @@ def _equi_keys(join: Join) -> tuple[tuple[int, ...], tuple[int, ...]]:
         inner: Any = c.unnest() if isinstance(c, exp.Paren) else c
         if isinstance(inner, exp.EQ):
             lhs: Any = inner.this.unnest() if isinstance(inner.this, exp.Paren) else inner.this
-            rhs: Any = inner.expression.unnest() if isinstance(inner.expression, exp.Paren) else inner.expression
+            rhs: Any = (
+                inner.expression.unnest()
+                if isinstance(inner.expression, exp.Paren)
+                else inner.expression
+            )
             a = ref_index(lhs)
             b = ref_index(rhs)
             if a is not None and b is not None:

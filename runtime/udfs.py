@@ -80,7 +80,9 @@ def _plain(value: Any, integral: bool) -> Any:
     return value
 
 
-def aggregate_column(call: Any, fn: Any, arg_cols: list[Any], arg_types: list[Any] | None = None) -> Any:
+def aggregate_column(
+    call: Any, fn: Any, arg_cols: list[Any], arg_types: list[Any] | None = None
+) -> Any:
     """A grouped-aggregate pandas UDF applying a user AggregateFunction to each group."""
     from pyspark.sql import functions as F
     from pyspark.sql.functions import pandas_udf
@@ -91,7 +93,9 @@ def aggregate_column(call: Any, fn: Any, arg_cols: list[Any], arg_types: list[An
     integral = [bool(t is not None and t.is_integer) for t in (arg_types or [None] * n_args)]
 
     def agg(*series: Any) -> Any:
-        columns = [[_plain(v, integral[i]) for v in s.tolist()] for i, s in enumerate(series[:n_args])]
+        columns = [
+            [_plain(v, integral[i]) for v in s.tolist()] for i, s in enumerate(series[:n_args])
+        ]
         n_rows = len(series[0]) if series else 0
         rows = list(zip(*columns, strict=True)) if columns else [()] * n_rows
         total = instance.init()

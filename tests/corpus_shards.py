@@ -129,13 +129,16 @@ def run_shard(
 
 def regressed(report: Any) -> list[str]:
     listed = set(must_pass())
-    return [f"{r.id}: {r.status} {r.reason}" for r in report.results if r.id in listed and r.status != "passed"]
+    return [
+        f"{r.id}: {r.status} {r.reason}"
+        for r in report.results
+        if r.id in listed and r.status != "passed"
+    ]
 
 
 def newly_passing(report: Any) -> list[str]:
     listed = set(must_pass())
     return sorted(r.id for r in report.results if r.status == "passed" and r.id not in listed)
-
 
 
 def assert_listed_cases_pass_with_rules_off(

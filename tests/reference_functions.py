@@ -62,7 +62,9 @@ class Split2(TableFunction):
     def result_types(self, arg_types: list[str]) -> tuple[str, ...]:
         return ("VARCHAR", "VARCHAR")
 
-    def eval(self, data: str, column_delimiter: str = ",", line_delimiter: str = "\n") -> Iterator[tuple[str, ...]]:
+    def eval(
+        self, data: str, column_delimiter: str = ",", line_delimiter: str = "\n"
+    ) -> Iterator[tuple[str, ...]]:
         for row in commons_split(data, line_delimiter):
             yield tuple(commons_split(row, column_delimiter))
 

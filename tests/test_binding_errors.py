@@ -20,7 +20,9 @@ def caret_under(err, text: str) -> str:
     caret = err.caret()
     assert line is not None and caret is not None
     start = caret.index("^")
-    return line[start : start + caret.count("^")] if text is None else line[start : start + len(text)]
+    return (
+        line[start : start + caret.count("^")] if text is None else line[start : start + len(text)]
+    )
 
 
 @pytest.mark.parametrize(
@@ -29,23 +31,100 @@ def caret_under(err, text: str) -> str:
         # unknown table: points at the name in FROM
         ("SELECT id\nFROM userz", CatalogError, 4, 6, "userz", "unknown table 'userz'"),
         # unknown column: points at the column, lists what exists
-        ("SELECT id,\n       nmae FROM users", ValidationError, 4, 8, "nmae", "unknown column 'nmae'"),
+        (
+            "SELECT id,\n       nmae FROM users",
+            ValidationError,
+            4,
+            8,
+            "nmae",
+            "unknown column 'nmae'",
+        ),
         # qualified unknown column
         ("SELECT u.nope FROM users u", ValidationError, 3, 8, "u.nope", "unknown column 'nope'"),
         # wrong number of arguments
-        ("SELECT substr(name)\nFROM users", ValidationError, 3, 8, "substr(name)", "substr() takes 2 to 3 arguments, got 1"),
-        ("SELECT id FROM users\nWHERE date_diff(name) > 1", ValidationError, 4, 7, "date_diff(name)", "date_diff() takes 2 arguments"),
-        ("SELECT count(id, name, age) > 1, sum(age, id) FROM users", ValidationError, 3, 34, "sum(age, id)", "sum() takes 1 argument, got 2"),
+        (
+            "SELECT substr(name)\nFROM users",
+            ValidationError,
+            3,
+            8,
+            "substr(name)",
+            "substr() takes 2 to 3 arguments, got 1",
+        ),
+        (
+            "SELECT id FROM users\nWHERE date_diff(name) > 1",
+            ValidationError,
+            4,
+            7,
+            "date_diff(name)",
+            "date_diff() takes 2 arguments",
+        ),
+        (
+            "SELECT count(id, name, age) > 1, sum(age, id) FROM users",
+            ValidationError,
+            3,
+            34,
+            "sum(age, id)",
+            "sum() takes 1 argument, got 2",
+        ),
         # type mismatch
-        ("SELECT id FROM users\nWHERE id > true", TypeMismatchError, 4, 7, "id > true", "cannot compare BIGINT with BOOLEAN"),
-        ("SELECT id FROM users WHERE age + true > 1", TypeMismatchError, 3, 28, "age + true", "cannot apply + to INTEGER and BOOLEAN"),
-        ("SELECT id FROM users WHERE age", TypeMismatchError, 3, 28, "age", "condition must be BOOLEAN, not INTEGER"),
-        ("SELECT sum(name = 'a') FROM users", ValidationError, 3, 8, "sum(name = 'a')", "needs a numeric argument"),
+        (
+            "SELECT id FROM users\nWHERE id > true",
+            TypeMismatchError,
+            4,
+            7,
+            "id > true",
+            "cannot compare BIGINT with BOOLEAN",
+        ),
+        (
+            "SELECT id FROM users WHERE age + true > 1",
+            TypeMismatchError,
+            3,
+            28,
+            "age + true",
+            "cannot apply + to INTEGER and BOOLEAN",
+        ),
+        (
+            "SELECT id FROM users WHERE age",
+            TypeMismatchError,
+            3,
+            28,
+            "age",
+            "condition must be BOOLEAN, not INTEGER",
+        ),
+        (
+            "SELECT sum(name = 'a') FROM users",
+            ValidationError,
+            3,
+            8,
+            "sum(name = 'a')",
+            "needs a numeric argument",
+        ),
         # unknown function
-        ("SELECT frobnicate(id) FROM users", ValidationError, 3, 8, "frobnicate(id)", "unknown function frobnicate()"),
+        (
+            "SELECT frobnicate(id) FROM users",
+            ValidationError,
+            3,
+            8,
+            "frobnicate(id)",
+            "unknown function frobnicate()",
+        ),
         # grouping mistakes
-        ("SELECT name, count(*) FROM users\nGROUP BY age", ValidationError, 3, 8, "name", "name must appear in GROUP BY"),
-        ("SELECT id FROM users WHERE count(*) > 1", ValidationError, 3, 28, "count(*) > 1", "aggregate functions are not allowed in WHERE"),
+        (
+            "SELECT name, count(*) FROM users\nGROUP BY age",
+            ValidationError,
+            3,
+            8,
+            "name",
+            "name must appear in GROUP BY",
+        ),
+        (
+            "SELECT id FROM users WHERE count(*) > 1",
+            ValidationError,
+            3,
+            28,
+            "count(*) > 1",
+            "aggregate functions are not allowed in WHERE",
+        ),
     ],
 )
 def test_binding_errors_point_at_the_text(session, query, kind, line, column, underlined, message):

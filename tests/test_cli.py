@@ -46,7 +46,11 @@ def test_file_table_insert_and_select(workdir):
     )
     proc = run_cli(["-f", "script.gql"], workdir)
     assert proc.returncode == 0, proc.stderr
-    assert (workdir / "out" / "older.txt").read_text().splitlines() == ["lucy,21", "same,20", "kate,16"]
+    assert (workdir / "out" / "older.txt").read_text().splitlines() == [
+        "lucy,21",
+        "same,20",
+        "kate,16",
+    ]
     lines = proc.stdout.splitlines()
     header = next(i for i, ln in enumerate(lines) if "| name" in ln)
     body = [ln for ln in lines[header + 2 :] if ln.startswith("| ")]
@@ -89,7 +93,11 @@ def test_unknown_table_stops_at_that_statement(workdir):
 
 def test_check_plans_without_running(workdir):
     proc = run_cli(
-        ["-e", "CREATE TABLE t (a int) WITH (type='file', geaflow.dsl.file.path='missing.txt'); SELECT a + 1 FROM t", "--check"],
+        [
+            "-e",
+            "CREATE TABLE t (a int) WITH (type='file', geaflow.dsl.file.path='missing.txt'); SELECT a + 1 FROM t",
+            "--check",
+        ],
         workdir,
     )
     assert proc.returncode == 0, proc.stderr
@@ -112,7 +120,11 @@ def test_explain_and_conf_and_csv_output(workdir):
     assert proc.returncode == 0, proc.stderr
     assert proc.stdout.strip().splitlines()[-2:] == ["name", "kate"]
     proc = run_cli(
-        ["-e", "CREATE TABLE u (id bigint) WITH (type='file', geaflow.dsl.file.path='users.txt'); SELECT id FROM u", "--explain"],
+        [
+            "-e",
+            "CREATE TABLE u (id bigint) WITH (type='file', geaflow.dsl.file.path='users.txt'); SELECT id FROM u",
+            "--explain",
+        ],
         workdir,
     )
     assert proc.returncode == 0, proc.stderr

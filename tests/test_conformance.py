@@ -24,7 +24,9 @@ from tests.corpus_shards import (
 
 @pytest.fixture(scope="module")
 def report(spark, corpus, tmp_path_factory):
-    rep = run_shard(spark, corpus, tmp_path_factory.mktemp("conformance"), other_suites(corpus)).report
+    rep = run_shard(
+        spark, corpus, tmp_path_factory.mktemp("conformance"), other_suites(corpus)
+    ).report
     rep.write(Path("conformance-report.json"))
     return rep
 
@@ -48,4 +50,6 @@ def test_listed_cases_pass(report):
 
 def test_newly_passing_cases_are_listed(report):
     new = newly_passing(report)
-    assert not new, "these cases pass now; add them to tests/conformance/must_pass.txt:\n" + "\n".join(new)
+    assert not new, (
+        "these cases pass now; add them to tests/conformance/must_pass.txt:\n" + "\n".join(new)
+    )

@@ -35,7 +35,9 @@ def test_listed_graph_cases_pass(rules_on):
 
 def test_newly_passing_graph_cases_are_listed(rules_on):
     new = newly_passing(rules_on.report)
-    assert not new, "these cases pass now; add them to tests/conformance/must_pass.txt:\n" + "\n".join(new)
+    assert not new, (
+        "these cases pass now; add them to tests/conformance/must_pass.txt:\n" + "\n".join(new)
+    )
 
 
 def test_graph_rules_fire_on_the_corpus(rules_on):

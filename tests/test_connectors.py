@@ -22,7 +22,11 @@ def test_text_file_with_a_separator(session, tmp_path):
         f"geaflow.dsl.file.path='{path}', geaflow.dsl.column.separator='|')"
     )
     # Fields are trimmed, an empty non-string field is null, blank lines are skipped.
-    assert rows(session, "SELECT id, name, age FROM u") == [(1, "jim", 20), (2, "kate", None), (3, "bob", 31)]
+    assert rows(session, "SELECT id, name, age FROM u") == [
+        (1, "jim", 20),
+        (2, "kate", None),
+        (3, "bob", 31),
+    ]
 
 
 def test_directory_filtered_by_name_regex(session, tmp_path):
@@ -177,7 +181,9 @@ def test_counting_never_blocks_when_spark_skips_the_scan(session, tmp_path):
     assert insert.extra["bad_rows_skipped"] in ({"t": 0}, {"t": 1})
 
 
-def test_large_files_are_read_in_parallel_and_still_name_the_bad_line(session, tmp_path, monkeypatch):
+def test_large_files_are_read_in_parallel_and_still_name_the_bad_line(
+    session, tmp_path, monkeypatch
+):
     from runtime.connectors import file as file_connector
 
     # Pretend every file is large: lines are read by Spark's splitting reader.

@@ -35,7 +35,9 @@ INSERT INTO social.knows VALUES (1, 2, 0.5), (2, 3, 0.25);
 """
 
 
-def run_cli(folder: Path, script: str, root: Path, env_extra: dict[str, str] | None = None) -> subprocess.Popen[str]:
+def run_cli(
+    folder: Path, script: str, root: Path, env_extra: dict[str, str] | None = None
+) -> subprocess.Popen[str]:
     (folder / "job.gql").write_text(script, encoding="utf-8")
     env = dict(os.environ)
     env["PYTHONPATH"] = str(ROOT) + os.pathsep + env.get("PYTHONPATH", "")

@@ -46,7 +46,9 @@ def growing_graph(seed: int) -> tuple[list[int], list[tuple[int, int]]]:
 
 
 def split(items: list, windows: int) -> list[list]:
-    return [items[w * len(items) // windows : (w + 1) * len(items) // windows] for w in range(windows)]
+    return [
+        items[w * len(items) // windows : (w + 1) * len(items) // windows] for w in range(windows)
+    ]
 
 
 @pytest.mark.parametrize("seed", range(400))

@@ -104,7 +104,9 @@ EDGES = [
 PEOPLE_REWRITTEN = PEOPLE + ["1,p1,26", "2,p2,15", "9,p9,70"]
 
 
-def script(people_window: int = 3, edges_window: int = 3, names: tuple[str, ...] = tuple(QUERIES)) -> str:
+def script(
+    people_window: int = 3, edges_window: int = 3, names: tuple[str, ...] = tuple(QUERIES)
+) -> str:
     out = (
         "CREATE TABLE people (id bigint, name varchar, age int) WITH (type='file', "
         f"geaflow.dsl.file.path='people.txt', geaflow.dsl.window.size = {people_window});"
@@ -203,7 +205,9 @@ def spy(monkeypatch):
     return answered
 
 
-def test_incremental_match_equals_a_full_rematch_after_every_window(spark, tmp_path, spy, full_by_window):
+def test_incremental_match_equals_a_full_rematch_after_every_window(
+    spark, tmp_path, spy, full_by_window
+):
     windows = run_job(spark, tmp_path / "job", PEOPLE)
     for name in ("two_hop", "mixed", "three_hop", "cycle"):
         assert spy[name] and all(spy[name]), f"{name} ran incrementally"
@@ -233,7 +237,9 @@ def test_a_vertex_written_again_emits_what_the_full_rematch_emits(spark, tmp_pat
         assert [Counter(w) for w in incremental[name]] == [Counter(w) for w in full[name]], name
 
 
-def test_geaflow_incremental_traversal_covers_the_full_result_as_a_set(spark, tmp_path, full_by_window):
+def test_geaflow_incremental_traversal_covers_the_full_result_as_a_set(
+    spark, tmp_path, full_by_window
+):
     flag = {"geaflow.dsl.graph.enable.incr.traversal": "true"}
     windows = run_job(spark, tmp_path / "job", PEOPLE, flag)
     seen: dict[str, set[str]] = {name: set() for name in QUERIES}

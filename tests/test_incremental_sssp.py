@@ -66,9 +66,7 @@ def checkpointed_distances(folder: Path) -> dict[int, int]:
     with open(max(folder.glob("algorithms-*.pkl")), "rb") as fh:
         states = pickle.load(fh)
     (hops,) = [s["hops"] for s in states.values() if isinstance(s.get("hops"), HopState)]
-    return {
-        vid: int(d) for vid, d in zip(hops.ids, hops.dist.tolist(), strict=True) if d >= 0
-    }
+    return {vid: int(d) for vid, d in zip(hops.ids, hops.dist.tolist(), strict=True) if d >= 0}
 
 
 def test_a_label_no_vertex_has_reaches_nothing(session, tmp_path):

@@ -365,7 +365,9 @@ def cypher_query(q: Query) -> str:
                     carried_edges.append((f"{e.var}_end", f"{name}.id", False))
             arrow = {"OUT": ("-", "->"), "IN": ("<-", "-"), "BOTH": ("-", "-")}[e.direction]
             text += f"{arrow[0]}{inner}{arrow[1]}({name}{_cy_labels(n)})"
-        carried_nodes += [n.var for n in p.nodes if n.var is not None and n.var not in carried_nodes]
+        carried_nodes += [
+            n.var for n in p.nodes if n.var is not None and n.var not in carried_nodes
+        ]
         if p is q.paths[-1] and q.where is not None:
             a, op, b = q.where
             conds.append(f"{a}.p {op} {b}.p")
@@ -446,7 +448,11 @@ _SETTINGS = settings(
     max_examples=12,
     deadline=None,
     derandomize=True,
-    suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow, HealthCheck.data_too_large],
+    suppress_health_check=[
+        HealthCheck.function_scoped_fixture,
+        HealthCheck.too_slow,
+        HealthCheck.data_too_large,
+    ],
 )
 
 COUNTED: dict[str, int] = {}
@@ -567,9 +573,9 @@ def test_geaflow_side_self_loops_and_parallel_edges(session):
     assert _rows(
         session, "MATCH (a)-[e]-(b) WHERE a.id = 1 AND b.id = 1 RETURN e.~direction, e.w"
     ) == Counter({("OUT", 3): 1, ("IN", 3): 1})
-    assert _rows(session, "MATCH (a WHERE a.id = 1)-[e]->(b WHERE b.id = 2) RETURN b.id") == Counter(
-        {(2,): 2}
-    )
+    assert _rows(
+        session, "MATCH (a WHERE a.id = 1)-[e]->(b WHERE b.id = 2) RETURN b.id"
+    ) == Counter({(2,): 2})
     assert _rows(session, "MATCH (a WHERE a.id = 1)-[]->(b WHERE b.id = 2) RETURN b.id") == Counter(
         {(2,): 1}
     )

@@ -87,7 +87,9 @@ def test_out_in_both(mg):
 
 
 def test_multi_hop_chains(mg):
-    assert rows(mg, "MATCH (a:person WHERE a.id = 1)-[:knows]->(b)-[:created]->(c) RETURN b.id, c.id") == [
+    assert rows(
+        mg, "MATCH (a:person WHERE a.id = 1)-[:knows]->(b)-[:created]->(c) RETURN b.id, c.id"
+    ) == [
         (3, 10),
         (3, 11),
     ]
@@ -99,7 +101,8 @@ def test_multi_hop_chains(mg):
 
 def test_comma_patterns_join_on_shared_variables(mg):
     assert rows(
-        mg, "MATCH (a:person)-[:created]->(s:software), (a)-[:knows]->(b:person) RETURN a.id, s.id, b.id"
+        mg,
+        "MATCH (a:person)-[:created]->(s:software), (a)-[:knows]->(b:person) RETURN a.id, s.id, b.id",
     ) == [(1, 10, 2), (1, 10, 3), (3, 10, 4), (3, 11, 4)]
     # Shared at the end: the second pattern is walked backwards from s.
     assert rows(
@@ -125,7 +128,9 @@ def test_hop_ranges(mg):
     assert ids(mg, "MATCH (a WHERE a.id = 1)-[e:knows]->{0,1}(b) RETURN b.id") == [1, 2, 3]
     assert ids(mg, "MATCH (a WHERE a.id = 4)<-[e:knows]-{1,3}(b) RETURN b.id") == [1, 1, 2, 3]
     # A condition on a variable-length edge holds on every hop.
-    assert ids(mg, "MATCH (a WHERE a.id = 1)-[e:knows WHERE e.weight > 0.4]->{1,3}(b) RETURN b.id") == [
+    assert ids(
+        mg, "MATCH (a WHERE a.id = 1)-[e:knows WHERE e.weight > 0.4]->{1,3}(b) RETURN b.id"
+    ) == [
         2,
         3,
         4,
@@ -148,10 +153,14 @@ def test_open_hop_range_and_its_configurable_bound(spark, tmp_path):
 
 def test_continue_match(mg):
     assert rows(
-        mg, "MATCH (a:person WHERE a.id = 1)-[:knows]->(b) MATCH (b)-[:created]->(c) RETURN b.id, c.id"
+        mg,
+        "MATCH (a:person WHERE a.id = 1)-[:knows]->(b) MATCH (b)-[:created]->(c) RETURN b.id, c.id",
     ) == [(3, 10), (3, 11)]
     # A later MATCH that reaches a bound variable at its end walks backwards.
-    assert ids(mg, "MATCH (s:software WHERE s.id = 11) MATCH (a)-[:created]->(s) RETURN a.id") == [3, 4]
+    assert ids(mg, "MATCH (s:software WHERE s.id = 11) MATCH (a)-[:created]->(s) RETURN a.id") == [
+        3,
+        4,
+    ]
     # Labels written on a bound variable filter it.
     assert ids(mg, "MATCH (a)-[:knows]->(b) MATCH (b:software) RETURN b.id") == []
 

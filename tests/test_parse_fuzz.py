@@ -46,7 +46,28 @@ def mutated(draw, scripts):
             junk = draw(st.text(min_size=1, max_size=4))
             tokens.insert(i, junk)
         else:
-            tokens[i] = draw(st.sampled_from(["(", ")", ",", ";", "'", "`", "-[", "]->", "SELECT", "MATCH", "|+|", "{", "}", "=>", "\x00", "~"]))
+            tokens[i] = draw(
+                st.sampled_from(
+                    [
+                        "(",
+                        ")",
+                        ",",
+                        ";",
+                        "'",
+                        "`",
+                        "-[",
+                        "]->",
+                        "SELECT",
+                        "MATCH",
+                        "|+|",
+                        "{",
+                        "}",
+                        "=>",
+                        "\x00",
+                        "~",
+                    ]
+                )
+            )
     return "".join(tokens)
 
 
@@ -58,7 +79,9 @@ def scripts(corpus):
 def test_mutated_scripts_parse_or_raise_parse_error(scripts):
     seen = {"ok": 0, "error": 0}
 
-    @settings(max_examples=5000, deadline=None, suppress_health_check=list(HealthCheck), database=None)
+    @settings(
+        max_examples=5000, deadline=None, suppress_health_check=list(HealthCheck), database=None
+    )
     @given(mutated(scripts))
     def check(text):
         try:

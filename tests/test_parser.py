@@ -12,7 +12,9 @@ from grammar import syntax as s
 
 
 def corpus_scripts(corpus):
-    return sorted(list((corpus / "query").glob("*.sql")) + list((corpus / "sql2graph").glob("*.sql")))
+    return sorted(
+        list((corpus / "query").glob("*.sql")) + list((corpus / "sql2graph").glob("*.sql"))
+    )
 
 
 def test_every_corpus_script_parses(corpus):
@@ -57,7 +59,10 @@ def test_every_node_has_a_span(corpus):
 def test_statement_spans_cover_their_text():
     text = "SET a = 1;\nSELECT x\n  FROM t;\n"
     script = geaflow_sql.parse(text)
-    assert [script.statement_text(st) for st in script.statements] == ["SET a = 1", "SELECT x\n  FROM t"]
+    assert [script.statement_text(st) for st in script.statements] == [
+        "SET a = 1",
+        "SELECT x\n  FROM t",
+    ]
     assert script.statements[1].span.line == 2
 
 

@@ -43,28 +43,41 @@ def qs(db, sql: str) -> list[tuple]:
 
 def test_inner_join(db):
     assert qs(db, "SELECT u.name, o.oid FROM users u JOIN orders o ON u.id = o.uid") == [
-        ("jim", 10), ("jim", 11), ("kate", 12), ("lucy", 14)
+        ("jim", 10),
+        ("jim", 11),
+        ("kate", 12),
+        ("lucy", 14),
     ]
 
 
 def test_left_join_keeps_unmatched_left_rows(db):
-    rows = qs(db, "SELECT u.name, o.oid FROM users u LEFT JOIN orders o ON u.id = o.uid WHERE u.age < 21")
+    rows = qs(
+        db, "SELECT u.name, o.oid FROM users u LEFT JOIN orders o ON u.id = o.uid WHERE u.age < 21"
+    )
     assert rows == [("bob", None), ("jim", 10), ("jim", 11)]
 
 
 def test_right_join_keeps_unmatched_right_rows(db):
-    rows = qs(db, "SELECT u.name, o.oid FROM users u RIGHT JOIN orders o ON u.id = o.uid AND u.age > 25")
+    rows = qs(
+        db, "SELECT u.name, o.oid FROM users u RIGHT JOIN orders o ON u.id = o.uid AND u.age > 25"
+    )
     assert rows == [(None, 10), (None, 11), (None, 13), ("kate", 12), ("lucy", 14)]
 
 
 def test_full_join(db):
-    rows = qs(db, "SELECT u.id, o.oid FROM users u FULL JOIN orders o ON u.id = o.uid WHERE u.id IS NULL OR u.id > 3")
+    rows = qs(
+        db,
+        "SELECT u.id, o.oid FROM users u FULL JOIN orders o ON u.id = o.uid WHERE u.id IS NULL OR u.id > 3",
+    )
     assert rows == [(None, 13), (4, None), (5, None)]
 
 
 def test_cross_and_comma_joins(db):
     assert q(db, "SELECT count(*) FROM users CROSS JOIN orders") == [(25,)]
-    rows = qs(db, "SELECT u.name, o.amount FROM users u, orders o WHERE u.id = o.uid AND o.status = 'paid'")
+    rows = qs(
+        db,
+        "SELECT u.name, o.amount FROM users u, orders o WHERE u.id = o.uid AND o.status = 'paid'",
+    )
     assert rows == [("jim", 5.5), ("kate", 7.25)]
 
 
@@ -82,9 +95,9 @@ def test_join_of_a_subquery_with_values(db):
 
 def test_union_and_union_all(db):
     # An empty text field of a VARCHAR column is '' (only non-string columns read it as null).
-    assert qs(db, "SELECT city FROM users WHERE age > 30 UNION ALL SELECT city FROM users WHERE age < 19") == [
-        ("",), ("bj",), ("gz",), ("sh",)
-    ]
+    assert qs(
+        db, "SELECT city FROM users WHERE age > 30 UNION ALL SELECT city FROM users WHERE age < 19"
+    ) == [("",), ("bj",), ("gz",), ("sh",)]
     assert qs(db, "SELECT age FROM users UNION SELECT 31") == [(18,), (20,), (31,), (45,)]
     assert len(q(db, "SELECT age FROM users UNION ALL SELECT age FROM users")) == 10
 
@@ -97,14 +110,19 @@ def test_union_coerces_column_types(db):
 
 
 def test_uncorrelated_in_exists_and_scalar_subqueries(db):
-    assert qs(db, "SELECT name FROM users WHERE id IN (SELECT uid FROM orders WHERE status = 'paid')") == [
-        ("jim",), ("kate",)
-    ]
-    assert qs(db, "SELECT name FROM users WHERE id NOT IN (SELECT uid FROM orders) AND age < 40") == [
-        ("bob",), ("tom",)
-    ]
-    assert len(q(db, "SELECT name FROM users WHERE EXISTS (SELECT 1 FROM orders WHERE amount > 100)")) == 0
-    assert qs(db, "SELECT name, (SELECT max(amount) FROM orders) AS top FROM users WHERE id = 1") == [("jim", 20.0)]
+    assert qs(
+        db, "SELECT name FROM users WHERE id IN (SELECT uid FROM orders WHERE status = 'paid')"
+    ) == [("jim",), ("kate",)]
+    assert qs(
+        db, "SELECT name FROM users WHERE id NOT IN (SELECT uid FROM orders) AND age < 40"
+    ) == [("bob",), ("tom",)]
+    assert (
+        len(q(db, "SELECT name FROM users WHERE EXISTS (SELECT 1 FROM orders WHERE amount > 100)"))
+        == 0
+    )
+    assert qs(
+        db, "SELECT name, (SELECT max(amount) FROM orders) AS top FROM users WHERE id = 1"
+    ) == [("jim", 20.0)]
 
 
 def test_correlated_exists_and_not_exists(db):
@@ -114,7 +132,10 @@ def test_correlated_exists_and_not_exists(db):
         "(SELECT 1 FROM orders o WHERE o.uid = u.id AND o.status = 'paid')",
     )
     assert rows == [("jim",), ("kate",)]
-    rows = qs(db, "SELECT name FROM users u WHERE NOT EXISTS (SELECT oid FROM orders o WHERE u.id = o.uid)")
+    rows = qs(
+        db,
+        "SELECT name FROM users u WHERE NOT EXISTS (SELECT oid FROM orders o WHERE u.id = o.uid)",
+    )
     assert rows == [("bob",), ("tom",)]
 
 
@@ -144,7 +165,10 @@ def test_non_equality_correlation_is_unsupported_with_a_position(db):
 
 
 def test_subquery_in_from(db):
-    rows = qs(db, "SELECT t.c, t.n FROM (SELECT city AS c, count(*) AS n FROM users GROUP BY city) AS t WHERE t.n > 1")
+    rows = qs(
+        db,
+        "SELECT t.c, t.n FROM (SELECT city AS c, count(*) AS n FROM users GROUP BY city) AS t WHERE t.n > 1",
+    )
     assert rows == [("bj", 2)]
 
 
@@ -152,14 +176,24 @@ def test_subquery_in_from(db):
 
 
 def test_group_by_alias_and_ordinal_with_having(db):
-    by_alias = qs(db, "SELECT age / 10 AS decade, count(*) AS n FROM users GROUP BY decade HAVING count(*) > 1")
-    by_ordinal = qs(db, "SELECT age / 10 AS decade, count(*) AS n FROM users GROUP BY 1 HAVING count(*) > 1")
-    having_alias = qs(db, "SELECT age / 10 AS decade, count(*) AS n FROM users GROUP BY 1 HAVING n > 1")
+    by_alias = qs(
+        db,
+        "SELECT age / 10 AS decade, count(*) AS n FROM users GROUP BY decade HAVING count(*) > 1",
+    )
+    by_ordinal = qs(
+        db, "SELECT age / 10 AS decade, count(*) AS n FROM users GROUP BY 1 HAVING count(*) > 1"
+    )
+    having_alias = qs(
+        db, "SELECT age / 10 AS decade, count(*) AS n FROM users GROUP BY 1 HAVING n > 1"
+    )
     assert by_alias == by_ordinal == having_alias == [(3, 2)]
 
 
 def test_order_by_limit_offset(db):
-    assert q(db, "SELECT name FROM users ORDER BY age DESC, name LIMIT 2 OFFSET 1") == [("kate",), ("tom",)]
+    assert q(db, "SELECT name FROM users ORDER BY age DESC, name LIMIT 2 OFFSET 1") == [
+        ("kate",),
+        ("tom",),
+    ]
     assert q(db, "SELECT name, age FROM users ORDER BY 2, 1 LIMIT 2") == [("bob", 18), ("jim", 20)]
     assert q(db, "SELECT id FROM users ORDER BY age + id DESC LIMIT 1") == [(3,)]
 
@@ -170,7 +204,10 @@ def test_distinct(db):
 
 
 def test_values_with_aliases(db):
-    assert qs(db, "SELECT b, a FROM (VALUES (1, 'x'), (2, null)) AS t(a, b)") == [(None, 2), ("x", 1)]
+    assert qs(db, "SELECT b, a FROM (VALUES (1, 'x'), (2, null)) AS t(a, b)") == [
+        (None, 2),
+        ("x", 1),
+    ]
 
 
 def test_lateral_table_split(db):
@@ -199,7 +236,9 @@ def test_case_cast_if_and_concat(db):
 def test_java_integer_division_and_precedence(db):
     assert q(db, "SELECT 7 / 2, -7 / 2, 7 % 3, 7 / 2.0, 2 + 3 * 4") == [(3, -3, 1, 3.5, 14)]
     # An inlined projection keeps its parentheses: (age + 1) * 2, not age + 1 * 2.
-    assert q(db, "SELECT a * 2 FROM (SELECT age + 1 AS a FROM users) AS t WHERE a * 2 > 90") == [(92,)]
+    assert q(db, "SELECT a * 2 FROM (SELECT age + 1 AS a FROM users) AS t WHERE a * 2 > 90") == [
+        (92,)
+    ]
 
 
 def test_ambiguous_column_is_an_error(db):
@@ -211,8 +250,12 @@ def test_ambiguous_column_is_an_error(db):
 def test_in_subquery_is_three_valued(db):
     # A null in the subquery makes NOT IN unknown for every non-matching row.
     assert q(db, "SELECT count(*) FROM users WHERE id NOT IN (SELECT amount FROM orders)") == [(0,)]
-    assert q(db, "SELECT count(*) FROM users WHERE id NOT IN (SELECT uid FROM orders WHERE uid > 100)") == [(5,)]
-    rows = qs(db, "SELECT id, id IN (SELECT CAST(amount AS BIGINT) FROM orders) FROM users WHERE id < 3")
+    assert q(
+        db, "SELECT count(*) FROM users WHERE id NOT IN (SELECT uid FROM orders WHERE uid > 100)"
+    ) == [(5,)]
+    rows = qs(
+        db, "SELECT id, id IN (SELECT CAST(amount AS BIGINT) FROM orders) FROM users WHERE id < 3"
+    )
     assert rows == [(1, True), (2, None)]
 
 
@@ -223,4 +266,7 @@ def test_is_distinct_from_treats_nulls_as_equal(db):
         "(VALUES (1, 1), (1, 2), (1, null), (CAST(null AS INT), null)) AS t(x, y)",
     )
     assert rows == [(False, True), (True, False), (True, False), (False, True)]
-    assert qs(db, "SELECT name FROM users WHERE city IS NOT DISTINCT FROM 'bj'") == [("jim",), ("lucy",)]
+    assert qs(db, "SELECT name FROM users WHERE city IS NOT DISTINCT FROM 'bj'") == [
+        ("jim",),
+        ("lucy",),
+    ]

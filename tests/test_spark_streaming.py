@@ -49,7 +49,10 @@ def expected_touched(files: list[list[tuple[str, int]]]) -> list[list[str]]:
 
 def test_each_micro_batch_is_a_window(session, tmp_path):
     rng = random.Random(3)
-    files = [[(rng.choice("abcde"), rng.randrange(100)) for _ in range(rng.randrange(1, 6))] for _ in range(4)]
+    files = [
+        [(rng.choice("abcde"), rng.randrange(100)) for _ in range(rng.randrange(1, 6))]
+        for _ in range(4)
+    ]
     landing = tmp_path / "landing"
     for k, rows in enumerate(files):
         land(landing, k, rows)

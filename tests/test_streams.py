@@ -80,10 +80,14 @@ CREATE GRAPH g (
 EDGES = [(1, 2), (2, 3), (3, 1), (2, 4), (4, 5), (5, 2), (1, 4), (3, 5), (5, 1)]
 
 
-def test_match_on_a_growing_graph_equals_a_full_rematch_after_every_window(session, spark, tmp_path):
+def test_match_on_a_growing_graph_equals_a_full_rematch_after_every_window(
+    session, spark, tmp_path
+):
     write(tmp_path / "people.txt", "".join(f"{i},p{i}\n" for i in range(1, 6)))
     write(tmp_path / "edges.txt", "".join(f"{s},{t},0.5\n" for s, t in EDGES))
-    query = "MATCH (a:person)-[:knows]->(b)-[:knows]->(c) WHERE a.id <> c.id RETURN a.id, b.id, c.id"
+    query = (
+        "MATCH (a:person)-[:knows]->(b)-[:knows]->(c) WHERE a.id <> c.id RETURN a.id, b.id, c.id"
+    )
     session.execute(
         "CREATE TABLE people (id bigint, name varchar) WITH (type='file', geaflow.dsl.file.path='people.txt');"
         "CREATE TABLE edges (s bigint, t bigint, w double) WITH (type='file', "

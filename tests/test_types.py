@@ -32,11 +32,30 @@ def typed_table(session, tmp_path):
 def test_every_type_reads_from_text(typed_table):
     result = typed_table.sql("SELECT * FROM ty WHERE b IS NOT NULL")
     assert [str(t) for t in result.types] == [
-        "BOOLEAN", "TINYINT", "SMALLINT", "INTEGER", "BIGINT", "FLOAT", "DOUBLE",
-        "DECIMAL(10, 2)", "VARCHAR", "BINARY", "DATE", "TIMESTAMP",
+        "BOOLEAN",
+        "TINYINT",
+        "SMALLINT",
+        "INTEGER",
+        "BIGINT",
+        "FLOAT",
+        "DOUBLE",
+        "DECIMAL(10, 2)",
+        "VARCHAR",
+        "BINARY",
+        "DATE",
+        "TIMESTAMP",
     ]
     (row,) = result.collect()
-    assert row[:8] == (True, -7, 300, 2147483647, 9223372036854775807, 1.5, 0.0001, Decimal("12.35"))
+    assert row[:8] == (
+        True,
+        -7,
+        300,
+        2147483647,
+        9223372036854775807,
+        1.5,
+        0.0001,
+        Decimal("12.35"),
+    )
     assert row[8:11] == ("text", b"abc", dt.date(2020, 2, 29))
     # Arrow hands TIMESTAMP values back as UTC instants (the session time zone).
     assert row[11] == dt.datetime(2020, 2, 29, 23, 59, 58, 500000, tzinfo=dt.timezone.utc)
@@ -127,7 +146,12 @@ def test_insert_writes_values_as_computed(session, tmp_path):
 
 @pytest.mark.parametrize(
     "expr",
-    ["1 + true", "CAST('2020-01-01' AS DATE) * 2", "true > 1", "CASE WHEN true THEN 1 ELSE true END"],
+    [
+        "1 + true",
+        "CAST('2020-01-01' AS DATE) * 2",
+        "true > 1",
+        "CASE WHEN true THEN 1 ELSE true END",
+    ],
 )
 def test_impossible_combinations_are_type_errors(session, expr):
     with pytest.raises(TypeMismatchError) as info:

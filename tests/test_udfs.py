@@ -41,7 +41,9 @@ def test_scalar_result_type_follows_arguments(s):
 
 
 def test_vectorized_scalar_function(s):
-    rows = s.sql(f"SELECT id, add_vec(id, score) FROM {PEOPLE} WHERE score IS NOT NULL ORDER BY id").collect()
+    rows = s.sql(
+        f"SELECT id, add_vec(id, score) FROM {PEOPLE} WHERE score IS NOT NULL ORDER BY id"
+    ).collect()
     assert rows == [(1, 11.0), (2, 6.0), (3, 4.5), (4, 6.0)]
 
 

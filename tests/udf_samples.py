@@ -59,7 +59,10 @@ class Spread(AggregateFunction):
         if value is None:
             return acc
         low, high = acc
-        return [value if low is None else min(low, value), value if high is None else max(high, value)]
+        return [
+            value if low is None else min(low, value),
+            value if high is None else max(high, value),
+        ]
 
     def merge(self, acc: list[float | None], other: list[float | None]) -> list[float | None]:
         for value in other:

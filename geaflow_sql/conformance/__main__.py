@@ -10,7 +10,9 @@ from .runner import ConformanceRunner
 
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(prog="python -m geaflow_sql.conformance")
-    ap.add_argument("--path", help="corpus folder (default: $GEAFLOW_SQL_CONFORMANCE or ../shared/conformance)")
+    ap.add_argument(
+        "--path", help="corpus folder (default: $GEAFLOW_SQL_CONFORMANCE or ../shared/conformance)"
+    )
     ap.add_argument("--report", default="conformance-report.json", help="JSON report to write")
     ap.add_argument("--only", nargs="*", help="case ids, suite names or regexes to run")
     ap.add_argument("--rules-off", action="store_true", help="run with the optimizer switched off")

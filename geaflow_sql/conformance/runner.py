@@ -171,7 +171,9 @@ class ConformanceRunner:
         }
 
     # ------------------------------------------------------------------- run
-    def run(self, patterns: Iterable[str] | None = None, extra_conf: dict[str, Any] | None = None) -> Report:
+    def run(
+        self, patterns: Iterable[str] | None = None, extra_conf: dict[str, Any] | None = None
+    ) -> Report:
         report = Report(str(self.corpus))
         report.parse = self.parse_all()
         run_dir = self.work_root / f"run-{int(time.time() * 1000)}"
@@ -205,7 +207,10 @@ class ConformanceRunner:
                 status, reason = "error", err.format().splitlines()[0]
             except Exception as err:  # a bug of ours: report it, keep going
                 tb = traceback.format_exc().strip().splitlines()
-                status, reason = "error", f"{type(err).__name__}: {err} [{tb[-3] if len(tb) > 2 else ''}]"
+                status, reason = (
+                    "error",
+                    f"{type(err).__name__}: {err} [{tb[-3] if len(tb) > 2 else ''}]",
+                )
             outcome.append(CaseResult(cid, suite, status, reason, time.perf_counter() - start))
 
         thread = threading.Thread(target=body, daemon=True)
@@ -215,7 +220,13 @@ class ConformanceRunner:
             for session in sessions:
                 session.cancel()
             thread.join(30)
-            result = CaseResult(cid, suite, "error", f"timed out after {self.timeout:.0f}s", time.perf_counter() - start)
+            result = CaseResult(
+                cid,
+                suite,
+                "error",
+                f"timed out after {self.timeout:.0f}s",
+                time.perf_counter() - start,
+            )
         else:
             result = outcome[0]
         self._close_databases(sessions)
@@ -323,7 +334,9 @@ def _matches(pattern: str, case: dict[str, Any]) -> bool:
     """A case id, a suite name, or (when it has regex characters) a regex over ids."""
     if pattern in (case["id"], case["suite"]):
         return True
-    return any(ch in pattern for ch in ".*^$[]()|?+\\") and re.search(pattern, case["id"]) is not None
+    return (
+        any(ch in pattern for ch in ".*^$[]()|?+\\") and re.search(pattern, case["id"]) is not None
+    )
 
 
 def substitute(text: str, variables: dict[str, Any]) -> str:
@@ -339,7 +352,9 @@ def substitute(text: str, variables: dict[str, Any]) -> str:
 def read_output(target: Path) -> str:
     if target.is_dir():
         parts = []
-        for f in sorted(p for p in target.rglob("*") if p.is_file() and not p.name.startswith((".", "_"))):
+        for f in sorted(
+            p for p in target.rglob("*") if p.is_file() and not p.name.startswith((".", "_"))
+        ):
             content = f.read_text(encoding="utf-8")
             if content.strip():
                 parts.append(content)

@@ -146,7 +146,15 @@ class AggregateHook:
                 arg_types: list[Any] = []
             else:
                 arg_types = [type_of(a) for a in arg_exprs]
-            if name in ("SUM", "AVG", "STDDEV_SAMP", "STDDEV_POP", "VAR_SAMP", "VAR_POP", "PERCENTILE"):
+            if name in (
+                "SUM",
+                "AVG",
+                "STDDEV_SAMP",
+                "STDDEV_POP",
+                "VAR_SAMP",
+                "VAR_POP",
+                "PERCENTILE",
+            ):
                 for a in arg_types:
                     if not (a.is_numeric or a.name in ("NULL", "ANY") or a.is_string):
                         raise binder.fail(

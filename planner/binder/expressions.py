@@ -47,7 +47,10 @@ def literal_for(value: Any, t: Any | None = None) -> exp.Expression:
         text = repr(value)
         if text in ("nan", "inf", "-inf"):
             return typed(template(f"CAST('{text}' AS DOUBLE)"), T.DOUBLE)
-        return typed(exp.Literal.number(f"{text}D") if value >= 0 else paren(exp.Literal.number(f"{text}D")), T.DOUBLE)
+        return typed(
+            exp.Literal.number(f"{text}D") if value >= 0 else paren(exp.Literal.number(f"{text}D")),
+            T.DOUBLE,
+        )
     typed_literal = _temporal_decimal_binary_literal(value)
     if typed_literal is not None:
         return typed_literal
@@ -94,7 +97,12 @@ def cast_to(e: exp.Expression, target: Any) -> exp.Expression:
     if isinstance(target, T.StructType) or isinstance(source, T.StructType):
         return e
     if source.name == "NULL":
-        return typed(exp.Cast(this=exp.Null(), to=exp.DataType.build(T.spark_sql_type(target), dialect="spark")), target)
+        return typed(
+            exp.Cast(
+                this=exp.Null(), to=exp.DataType.build(T.spark_sql_type(target), dialect="spark")
+            ),
+            target,
+        )
     return typed(
         exp.Cast(this=e, to=exp.DataType.build(T.spark_sql_type(target), dialect="spark")), target
     )
@@ -261,7 +269,9 @@ class ExprBinder:
         if stored is None:
             if t.is_graph:
                 # GeaFlow: a property that only some labels have reads as null elsewhere.
-                if self.graph_hook is not None and name.lower() in self.graph_hook.known_properties(t):
+                if self.graph_hook is not None and name.lower() in self.graph_hook.known_properties(
+                    t
+                ):
                     return typed(exp.Null(), self.graph_hook.property_type(t, name))
                 labels = "|".join(t.labels)
                 raise ValidationError(f"{t.kind.lower()} {labels or ''} has no field {name!r}")
@@ -269,7 +279,9 @@ class ExprBinder:
         field_type = t.field_type(stored)
         quoted = not stored.isidentifier() or stored.startswith("~")
         del quoted
-        return typed(exp.Dot(this=base, expression=exp.Identifier(this=stored, quoted=True)), field_type)
+        return typed(
+            exp.Dot(this=base, expression=exp.Identifier(this=stored, quoted=True)), field_type
+        )
 
     def _bind_Field(self, e: s.Field) -> exp.Expression:
         base = e.base
@@ -283,8 +295,7 @@ class ExprBinder:
                 return self._field_ref(visible[0])
             if is_relation and not self.scope.lookup(base.name):
                 raise ValidationError(
-                    f"unknown column {e.name!r} in {base.name!r}"
-                    + self._relation_hint(base.name)
+                    f"unknown column {e.name!r} in {base.name!r}" + self._relation_hint(base.name)
                 )
             if self.graph_hook is not None:
                 resolved = self.graph_hook.resolve_field(self, base.name, e.name, e)
@@ -323,7 +334,9 @@ class ExprBinder:
         if not (t.is_numeric or t.name in ("NULL", "ANY")):
             raise TypeMismatchError(f"cannot negate a {t} value")
         if e.op == "-":
-            return typed(exp.Neg(this=paren(operand) if not isinstance(operand, exp.Column) else operand), t)
+            return typed(
+                exp.Neg(this=paren(operand) if not isinstance(operand, exp.Column) else operand), t
+            )
         return operand
 
     def _bind_Binary(self, e: s.Binary) -> exp.Expression:
@@ -345,7 +358,9 @@ class ExprBinder:
             return typed(node, T.BOOLEAN)
         if e.op == "||":
             return typed(
-                exp.DPipe(this=cast_to(left, T.VARCHAR), expression=cast_to(right, T.VARCHAR), safe=True),
+                exp.DPipe(
+                    this=cast_to(left, T.VARCHAR), expression=cast_to(right, T.VARCHAR), safe=True
+                ),
                 T.VARCHAR,
             )
         return self.arithmetic(e.op, left, right)
@@ -369,13 +384,17 @@ class ExprBinder:
             )
         node: Any = _ARITH[op](this=paren(left), expression=paren(right))
         out = typed(node, result)
-        if result.is_integer and result.name != "BIGINT" and (
-            type_of(left).name == "BIGINT" or type_of(right).name == "BIGINT"
+        if (
+            result.is_integer
+            and result.name != "BIGINT"
+            and (type_of(left).name == "BIGINT" or type_of(right).name == "BIGINT")
         ):
             return out
         return out
 
-    def compare(self, op: str, left: exp.Expression, right: exp.Expression, node: s.Node) -> exp.Expression:
+    def compare(
+        self, op: str, left: exp.Expression, right: exp.Expression, node: s.Node
+    ) -> exp.Expression:
         lt, rt = type_of(left), type_of(right)
         if isinstance(lt, T.StructType) or isinstance(rt, T.StructType):
             from .graph_functions import compare_elements
@@ -434,11 +453,15 @@ class ExprBinder:
         operand = self.bind(e.operand)
         low = self.bind(e.low)
         high = self.bind(e.high)
-        common = T.common_type(T.common_type(type_of(operand), type_of(low)) or T.ANY, type_of(high))
+        common = T.common_type(
+            T.common_type(type_of(operand), type_of(low)) or T.ANY, type_of(high)
+        )
         if common is None:
             raise TypeMismatchError("BETWEEN bounds do not match the value's type")
         node: exp.Expression = exp.Between(
-            this=paren(cast_to(operand, common)), low=cast_to(low, common), high=cast_to(high, common)
+            this=paren(cast_to(operand, common)),
+            low=cast_to(low, common),
+            high=cast_to(high, common),
         )
         if e.negated:
             node = exp.Not(this=exp.Paren(this=node))
@@ -463,9 +486,7 @@ class ExprBinder:
             result = c
         if result.name == "NULL":
             result = T.VARCHAR
-        ifs = [
-            exp.If(this=c, true=cast_to(v, result)) for c, v in zip(conds, values, strict=True)
-        ]
+        ifs = [exp.If(this=c, true=cast_to(v, result)) for c, v in zip(conds, values, strict=True)]
         node = exp.Case(ifs=ifs, default=cast_to(default, result) if default is not None else None)
         return typed(node, result)
 
@@ -474,9 +495,15 @@ class ExprBinder:
         target = self.resolve_type(e.type)
         if type_of(operand).name == "DATE" and target.name == "VARCHAR":
             return cast_to(operand, target)
-        return cast_to(operand, target) if type_of(operand) != target else typed(
-            exp.Cast(this=operand, to=exp.DataType.build(T.spark_sql_type(target), dialect="spark")),
-            target,
+        return (
+            cast_to(operand, target)
+            if type_of(operand) != target
+            else typed(
+                exp.Cast(
+                    this=operand, to=exp.DataType.build(T.spark_sql_type(target), dialect="spark")
+                ),
+                target,
+            )
         )
 
     def resolve_type(self, t: s.TypeName) -> Any:
@@ -502,17 +529,13 @@ class ExprBinder:
             if resolved.kind is FunctionKind.SCALAR:
                 return self._bind_user_scalar(resolved, e)
             if resolved.kind is FunctionKind.AGGREGATE:
-                raise ValidationError(
-                    f"aggregate function {name}() is not allowed here"
-                )
+                raise ValidationError(f"aggregate function {name}() is not allowed here")
             raise ValidationError(f"table function {name}() can only be used in LATERAL TABLE(...)")
         builtin = resolved.builtin if isinstance(resolved, BuiltinAlias) else name
         spec = builtin_scalar(builtin)
         if spec is None:
             if builtin_aggregate(builtin) is not None:
-                raise ValidationError(
-                    f"aggregate function {name}() is not allowed here"
-                )
+                raise ValidationError(f"aggregate function {name}() is not allowed here")
             raise ValidationError(f"unknown function {name}()")
         if e.star or e.distinct:
             raise ValidationError(f"{name}() does not take {'*' if e.star else 'DISTINCT'}")
@@ -527,7 +550,9 @@ class ExprBinder:
     def apply_scalar(self, spec: Any, args: list[exp.Expression]) -> exp.Expression:
         if spec.arg_types is not None:
             targets = spec.arg_types([type_of(a) for a in args])
-            args = [cast_to(a, t) if t is not None else a for a, t in zip(args, targets, strict=False)]
+            args = [
+                cast_to(a, t) if t is not None else a for a, t in zip(args, targets, strict=False)
+            ]
         types = [type_of(a) for a in args]
         result = spec.result(types)
         if callable(spec.spark):
@@ -552,10 +577,16 @@ class ExprBinder:
         args = [self.bind(a) for a in e.args]
         arg_types = [str(type_of(a)) for a in args]
         try:
-            result_name = fn.instance.result_type(arg_types) if hasattr(fn.instance, "result_type") else getattr(fn.instance, "return_type", "VARCHAR")
+            result_name = (
+                fn.instance.result_type(arg_types)
+                if hasattr(fn.instance, "result_type")
+                else getattr(fn.instance, "return_type", "VARCHAR")
+            )
             result = parse_type_name(result_name) if isinstance(result_name, str) else result_name
         except Exception as err:  # user code
-            raise ValidationError(f"function {fn.name}() could not give its result type: {err}") from None
+            raise ValidationError(
+                f"function {fn.name}() could not give its result type: {err}"
+            ) from None
         from runtime.udfs import register_scalar_udf
 
         spark_name = register_scalar_udf(fn, result, len(args))
@@ -605,7 +636,10 @@ class ExprBinder:
                 isinstance(n, s.NodePattern) and n.variable and not n.labels and n.where is None
                 for n in (path.elements[0], path.elements[2])
             )
-            and (self.graph_hook is None or not self.graph_hook.is_path_variable(path.elements[0].variable))  # type: ignore[union-attr]
+            and (
+                self.graph_hook is None
+                or not self.graph_hook.is_path_variable(path.elements[0].variable)
+            )  # type: ignore[union-attr]
         ):
             left = self.bind(s.Column(path.elements[0].variable, span=path.elements[0].span))  # type: ignore[union-attr, arg-type]
             right = self.bind(s.Column(path.elements[2].variable, span=path.elements[2].span))  # type: ignore[union-attr, arg-type]

@@ -203,7 +203,9 @@ class GraphQueryBinder:
             elif isinstance(clause, s.GroupByClause):
                 raise self.error(ValidationError("GROUP BY must follow RETURN"), clause)
             else:
-                raise self.error(ValidationError(f"unexpected {type(clause).__name__} here"), clause)
+                raise self.error(
+                    ValidationError(f"unexpected {type(clause).__name__} here"), clause
+                )
             i += 1
         if result is not None:
             return result
@@ -313,7 +315,13 @@ class GraphQueryBinder:
         # Start at a variable the paths already have, so the pattern extends them;
         # a pattern bound at its end is walked backwards (edges reversed).
         start = next(
-            (k for k, n in enumerate(elements) if isinstance(n, s.NodePattern) and n.variable and state.index_of(n.variable) is not None),
+            (
+                k
+                for k, n in enumerate(elements)
+                if isinstance(n, s.NodePattern)
+                and n.variable
+                and state.index_of(n.variable) is not None
+            ),
             None,
         )
         if start is None:
@@ -355,7 +363,12 @@ class GraphQueryBinder:
     def _element_conditions(self, state: PathState, element: Any, variable: str) -> PathState:
         """A pattern element's ``{prop: value}`` map and WHERE, as filters."""
         for name, value in element.properties:
-            eq = s.Binary("=", s.Field(s.Column(variable, span=value.span), name, span=value.span), value, span=value.span)
+            eq = s.Binary(
+                "=",
+                s.Field(s.Column(variable, span=value.span), name, span=value.span),
+                value,
+                span=value.span,
+            )
             state = self.filter(state, eq, local=variable)
         if element.where is not None:
             state = self.filter(state, element.where, local=variable)
@@ -376,7 +389,9 @@ class GraphQueryBinder:
             exp.Dot(this=ref(idx, t), expression=exp.Identifier(this=T.LABEL_FIELD, quoted=True)),
             T.VARCHAR,
         )
-        cond = typed(exp.In(this=label, expressions=[exp.Literal.string(x) for x in labels]), T.BOOLEAN)
+        cond = typed(
+            exp.In(this=label, expressions=[exp.Literal.string(x) for x in labels]), T.BOOLEAN
+        )
         assert state.node is not None
         return state.with_node(Filter(state.node, cond))
 
@@ -393,7 +408,8 @@ class GraphQueryBinder:
         target_labels = self._label_check(node.labels, True, node)
         if edge.variable and state.index_of(edge.variable) is not None:
             raise self.error(
-                UnsupportedError(f"edge variable {edge.variable!r} is already bound in this query"), edge
+                UnsupportedError(f"edge variable {edge.variable!r} is already bound in this query"),
+                edge,
             )
         edge_var = edge.variable or _hidden("e")
         target_bound = state.index_of(node.variable) if node.variable else None
@@ -402,7 +418,9 @@ class GraphQueryBinder:
         if max_hops is None:
             max_hops = max(edge.min_hops, self.ctx.config.get_int(MAX_OPEN_HOPS))
         if max_hops < edge.min_hops:
-            raise self.error(ValidationError(f"hop range {{{edge.min_hops},{max_hops}}} is empty"), edge)
+            raise self.error(
+                ValidationError(f"hop range {{{edge.min_hops},{max_hops}}} is empty"), edge
+            )
         em = EdgeMatch(
             state.node,
             self.graph,
@@ -427,7 +445,9 @@ class GraphQueryBinder:
         fields.append(ScopeField(edge_var, self.edge_type, edge_idx, None, edge.variable is None))
         if target_bound is None:
             target_idx = len(fields)
-            fields.append(ScopeField(target_var, self.vertex_type, target_idx, None, node.variable is None))
+            fields.append(
+                ScopeField(target_var, self.vertex_type, target_idx, None, node.variable is None)
+            )
         else:
             target_idx = target_bound
         new_state = PathState(em, fields)
@@ -453,7 +473,12 @@ class GraphQueryBinder:
         binder = ExprBinder(self.ctx, scope, local_relation=edge_var)
         parts = []
         for name, value in edge.properties:
-            eq = s.Binary("=", s.Field(s.Column(edge_var, span=value.span), name, span=value.span), value, span=value.span)
+            eq = s.Binary(
+                "=",
+                s.Field(s.Column(edge_var, span=value.span), name, span=value.span),
+                value,
+                span=value.span,
+            )
             parts.append(binder.bind_condition(eq))
         if edge.where is not None:
             try:
@@ -495,14 +520,20 @@ class GraphQueryBinder:
         for assign in clause.assignments:
             idx = state.index_of(assign.variable)
             if idx is None:
-                raise self.error(ValidationError(f"unknown path variable {assign.variable!r}"), assign)
+                raise self.error(
+                    ValidationError(f"unknown path variable {assign.variable!r}"), assign
+                )
             hook = self.hook(state)
             value = self.binder(state, hook).bind(assign.value)
             base = hook.state
             old_type = base.fields[idx].type
             if not isinstance(old_type, T.StructType):
-                raise self.error(ValidationError(f"{assign.variable} is not a vertex or an edge"), assign)
-            new_value, new_type = struct_with_field(ref(idx, old_type), old_type, assign.field, value)
+                raise self.error(
+                    ValidationError(f"{assign.variable} is not a vertex or an edge"), assign
+                )
+            new_value, new_type = struct_with_field(
+                ref(idx, old_type), old_type, assign.field, value
+            )
             exprs = []
             fields = []
             for f in state.fields:
@@ -524,7 +555,10 @@ class GraphQueryBinder:
         assert state.node is not None
         t_struct = state.fields[idx].type
         key = typed(
-            exp.Dot(this=ref(idx, t_struct), expression=exp.Identifier(this=T.VERTEX_ID_FIELD, quoted=True)),
+            exp.Dot(
+                this=ref(idx, t_struct),
+                expression=exp.Identifier(this=T.VERTEX_ID_FIELD, quoted=True),
+            ),
             t_struct.field_type(T.VERTEX_ID_FIELD),
         )
         stored = t_struct.resolve_field(name)
@@ -536,7 +570,12 @@ class GraphQueryBinder:
         self.global_fields.append((name, t, overlay))
         # Vertices bound before the LET see the value too.
         for f in list(state.fields):
-            if f.relation is None and f.index != idx and isinstance(f.type, T.StructType) and f.type.kind == "VERTEX":
+            if (
+                f.relation is None
+                and f.index != idx
+                and isinstance(f.type, T.StructType)
+                and f.type.kind == "VERTEX"
+            ):
                 state = self._overlay(state, f.index, name, t, overlay)
         return state
 
@@ -545,12 +584,16 @@ class GraphQueryBinder:
             state = self._overlay(state, idx, name, t, overlay)
         return state
 
-    def _overlay(self, state: PathState, idx: int, name: str, t: Any, overlay: LogicalNode) -> PathState:
+    def _overlay(
+        self, state: PathState, idx: int, name: str, t: Any, overlay: LogicalNode
+    ) -> PathState:
         assert state.node is not None
         width = state.width
         vt = state.fields[idx].type
         vid = typed(
-            exp.Dot(this=ref(idx, vt), expression=exp.Identifier(this=T.VERTEX_ID_FIELD, quoted=True)),
+            exp.Dot(
+                this=ref(idx, vt), expression=exp.Identifier(this=T.VERTEX_ID_FIELD, quoted=True)
+            ),
             vt.field_type(T.VERTEX_ID_FIELD),
         )
         cond = typed(exp.EQ(this=vid, expression=ref(width, overlay.schema[0].type)), T.BOOLEAN)
@@ -585,13 +628,17 @@ class GraphQueryBinder:
         exprs = [ref(f.index, f.type) for f in base.fields] + keys_exprs
         names = [f.name for f in base.fields] + [f"$sort{k}" for k in range(len(keys_exprs))]
         projected = Project(
-            base.node, tuple(exprs), tuple(Field(n, type_of(e)) for n, e in zip(names, exprs, strict=True))
+            base.node,
+            tuple(exprs),
+            tuple(Field(n, type_of(e)) for n, e in zip(names, exprs, strict=True)),
         )
         keys = tuple(
             SortKey(width + k, item.descending, item.nulls_first) for k, item in enumerate(order)
         )
         lim = constant_int(self.ctx, limit.limit, "LIMIT") if limit is not None else None
-        off = (constant_int(self.ctx, self._offset(limit), "OFFSET") or 0) if limit is not None else 0
+        off = (
+            (constant_int(self.ctx, self._offset(limit), "OFFSET") or 0) if limit is not None else 0
+        )
         sorted_node = Sort(projected, keys, lim, off)
         node = Project(
             sorted_node,
@@ -649,7 +696,9 @@ class GraphQueryBinder:
         assert node is not None
         out: LogicalNode = Filter(node, cond)
         if hook.state.width != state.width:
-            out = Project(out, tuple(ref(i, f.type) for i, f in enumerate(result.schema)), result.schema)
+            out = Project(
+                out, tuple(ref(i, f.type) for i, f in enumerate(result.schema)), result.schema
+            )
         return out
 
     # ------------------------------------------------------------------- call
@@ -681,7 +730,9 @@ class GraphQueryBinder:
             args.append(_constant_value(bound))
         try:
             algorithm.check_args(args)
-            id_type = self.vertex_type.field_type(T.VERTEX_ID_FIELD) if self.vertex_type else T.BIGINT
+            id_type = (
+                self.vertex_type.field_type(T.VERTEX_ID_FIELD) if self.vertex_type else T.BIGINT
+            )
             types = algorithm.output_types(args, id_type)
         except GeaflowError as err:
             raise self.error(err, clause) from None
@@ -708,7 +759,9 @@ def _replace_source(plan: LogicalNode, old: LogicalNode, new: LogicalNode) -> Lo
     return transform_up(plan, fn)
 
 
-def struct_with_field(base: exp.Expression, t: T.StructType, name: str, value: exp.Expression) -> tuple[exp.Expression, T.StructType]:
+def struct_with_field(
+    base: exp.Expression, t: T.StructType, name: str, value: exp.Expression
+) -> tuple[exp.Expression, T.StructType]:
     """``base`` with field ``name`` set to ``value`` (added, or replaced)."""
     stored = t.resolve_field(name)
     vt = type_of(value)
@@ -724,14 +777,23 @@ def struct_with_field(base: exp.Expression, t: T.StructType, name: str, value: e
             fields.append(T.StructField(f.name, vt))
             replaced = True
         else:
-            args.append(exp.Dot(this=base.copy(), expression=exp.Identifier(this=f.name, quoted=True)))
+            args.append(
+                exp.Dot(this=base.copy(), expression=exp.Identifier(this=f.name, quoted=True))
+            )
             fields.append(f)
     if not replaced:
         args.append(exp.Literal.string(name))
         args.append(cast_to(value, vt))
         fields.append(T.StructField(name, vt))
     new_type = T.StructType(
-        tuple(fields), t.kind, t.labels, t.id_field, t.src_field, t.dst_field, t.ts_field, aliases=t.aliases
+        tuple(fields),
+        t.kind,
+        t.labels,
+        t.id_field,
+        t.src_field,
+        t.dst_field,
+        t.ts_field,
+        aliases=t.aliases,
     )
     return typed(exp.Anonymous(this="named_struct", expressions=args), new_type), new_type
 
@@ -765,7 +827,9 @@ class GraphHook:
     def property_type(self, t: Any, name: str) -> Any:
         return T.VARCHAR
 
-    def resolve_unqualified(self, binder: ExprBinder, name: str, node: s.Node) -> exp.Expression | None:
+    def resolve_unqualified(
+        self, binder: ExprBinder, name: str, node: s.Node
+    ) -> exp.Expression | None:
         """A bare name that is a property of exactly one path variable."""
         owners = []
         for f in binder.scope.fields:
@@ -777,15 +841,21 @@ class GraphHook:
         if len(visible) == 1:
             f, stored = visible[0]
             return typed(
-                exp.Dot(this=ref(f.index, f.type), expression=exp.Identifier(this=stored, quoted=True)),
+                exp.Dot(
+                    this=ref(f.index, f.type), expression=exp.Identifier(this=stored, quoted=True)
+                ),
                 f.type.field_type(stored),
             )
         if len(visible) > 1:
             names = ", ".join(o[0].name for o in visible)
-            raise ValidationError(f"{name!r} is ambiguous: it is a field of {names}; write var.{name}")
+            raise ValidationError(
+                f"{name!r} is ambiguous: it is a field of {names}; write var.{name}"
+            )
         return None
 
-    def resolve_field(self, binder: ExprBinder, base: str, name: str, node: s.Node) -> exp.Expression | None:
+    def resolve_field(
+        self, binder: ExprBinder, base: str, name: str, node: s.Node
+    ) -> exp.Expression | None:
         return None
 
     # Functions -----------------------------------------------------------------
@@ -810,7 +880,9 @@ class GraphHook:
     def path_function(self, binder: ExprBinder, e: s.PathFunction) -> exp.Expression:
         name = e.name.upper()
         if name not in _AGGREGATES:
-            raise ValidationError(f"{e.name}(path => value) is not an aggregate (use COUNT, SUM, AVG, MIN or MAX)")
+            raise ValidationError(
+                f"{e.name}(path => value) is not an aggregate (use COUNT, SUM, AVG, MIN or MAX)"
+            )
         return self._path_aggregate(binder, e.path, e.value, name, e)
 
     def _path_aggregate(
@@ -829,7 +901,11 @@ class GraphHook:
         gb = self.gb
         state = self.state
         first = path.elements[0] if path.elements else None
-        if not isinstance(first, s.NodePattern) or not first.variable or state.index_of(first.variable) is None:
+        if (
+            not isinstance(first, s.NodePattern)
+            or not first.variable
+            or state.index_of(first.variable) is None
+        ):
             raise ValidationError("a path subquery must start at a variable of the enclosing MATCH")
         # The subquery reads the start variable and whatever else it names.
         named = _names_in(path) | (_names_in(value) if value is not None else set())
@@ -840,7 +916,8 @@ class GraphHook:
             | {
                 f.index
                 for f in state.fields
-                if not f.hidden and ((f.relation or f.name).lower() in named or f.name.lower() in named)
+                if not f.hidden
+                and ((f.relation or f.name).lower() in named or f.name.lower() in named)
             }
         )
         # Pass 2: from the distinct values of those fields.
@@ -866,7 +943,10 @@ class GraphHook:
                 Project(
                     sub.node,
                     tuple([ref(f.index, f.type) for f in sub.fields] + [sub_value]),
-                    tuple([Field(f.name, f.type) for f in sub.fields] + [Field("$value", type_of(sub_value))]),
+                    tuple(
+                        [Field(f.name, f.type) for f in sub.fields]
+                        + [Field("$value", type_of(sub_value))]
+                    ),
                 ),
                 list(sub.fields) + [carrier],
             )
@@ -922,7 +1002,11 @@ class GraphHook:
         binder.scope = self.state.scope()
         result = ref(width, result_type)
         if function in ("COUNT", "SUM"):
-            zero = literal_for(0) if function == "COUNT" or result_type.is_integer else literal_for(0.0)
+            zero = (
+                literal_for(0)
+                if function == "COUNT" or result_type.is_integer
+                else literal_for(0.0)
+            )
             result = typed(
                 exp.Coalesce(this=result, expressions=[cast_to(zero, result_type)]), result_type
             )

@@ -46,7 +46,9 @@ def _element(binder: Any, e: s.Expr, kind: str | None = None) -> exp.Expression:
 
 def meta(bound: exp.Expression, name: str) -> exp.Expression:
     t = type_of(bound)
-    return typed(exp.Dot(this=bound, expression=exp.Identifier(this=name, quoted=True)), t.field_type(name))
+    return typed(
+        exp.Dot(this=bound, expression=exp.Identifier(this=name, quoted=True)), t.field_type(name)
+    )
 
 
 def bind_graph_function(binder: Any, e: s.FunctionCall) -> exp.Expression | None:
@@ -99,12 +101,16 @@ def compare_elements(
     if not (isinstance(lt, T.StructType) and isinstance(rt, T.StructType) and lt.kind == rt.kind):
         raise ValidationError(f"cannot compare {lt} with {rt}")
     keys = (
-        [T.VERTEX_ID_FIELD] if lt.kind == "VERTEX" else [T.EDGE_SRC_FIELD, T.EDGE_DST_FIELD, T.LABEL_FIELD]
+        [T.VERTEX_ID_FIELD]
+        if lt.kind == "VERTEX"
+        else [T.EDGE_SRC_FIELD, T.EDGE_DST_FIELD, T.LABEL_FIELD]
     )
     if lt.kind not in ("VERTEX", "EDGE"):
         keys = [f.name for f in lt.fields]
     if op in ("=", "<>"):
-        parts = [typed(exp.EQ(this=meta(left, k), expression=meta(right, k)), T.BOOLEAN) for k in keys]
+        parts = [
+            typed(exp.EQ(this=meta(left, k), expression=meta(right, k)), T.BOOLEAN) for k in keys
+        ]
         cond = and_all(parts)
         assert cond is not None
         if op == "<>":

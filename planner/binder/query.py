@@ -117,11 +117,14 @@ class SubqueryHook:
         fields = sub.schema
         marked = Project(
             sub,
-            tuple(ref(i, f.type) for i, f in enumerate(fields)) + (typed(exp.Boolean(this=True), T.BOOLEAN),),
+            tuple(ref(i, f.type) for i, f in enumerate(fields))
+            + (typed(exp.Boolean(this=True), T.BOOLEAN),),
             fields + (Field("$found", T.BOOLEAN),),
         )
         offset = len(self.node.schema)
-        conds = [key_condition(k, ref(offset + j, fields[j].type)) for j, k in enumerate(outer_keys)]
+        conds = [
+            key_condition(k, ref(offset + j, fields[j].type)) for j, k in enumerate(outer_keys)
+        ]
         if extra is not None:
             conds.append(extra)
         from planner.expressions import and_all
@@ -144,7 +147,9 @@ class SubqueryHook:
         offset = self._append(sub, "LEFT", typed(exp.Boolean(this=True), T.BOOLEAN))
         return ref(offset, sub.schema[0].type)
 
-    def _correlated_scalar(self, binder: ExprBinder, e: s.ScalarSubquery, corr: Any) -> exp.Expression:
+    def _correlated_scalar(
+        self, binder: ExprBinder, e: s.ScalarSubquery, corr: Any
+    ) -> exp.Expression:
         select = corr.select
         if len(select.items) != 1 or not contains_aggregate(binder, select.items[0].expr):
             raise ValidationError(
@@ -164,7 +169,9 @@ class SubqueryHook:
         item = select.items[0].expr
         if isinstance(item, s.FunctionCall) and item.name.upper() == "COUNT":
             # No matching rows count 0, not null.
-            return typed(exp.Coalesce(this=value, expressions=[exp.Literal.number(0)]), type_of(value))
+            return typed(
+                exp.Coalesce(this=value, expressions=[exp.Literal.number(0)]), type_of(value)
+            )
         return value
 
     def in_query(self, binder: ExprBinder, e: s.InQuery) -> exp.Expression:
@@ -176,15 +183,22 @@ class SubqueryHook:
                 raise ValidationError("IN (subquery) needs a subquery with one column")
             keys = corr.inner_keys
             sub = self._plan(
-                s.Select(tuple(s.SelectItem(k) for k in keys) + select.items, select.from_,
-                         select.where, distinct=True, span=select.span)
+                s.Select(
+                    tuple(s.SelectItem(k) for k in keys) + select.items,
+                    select.from_,
+                    select.where,
+                    distinct=True,
+                    span=select.span,
+                )
             )
             value_type = sub.schema[len(keys)].type
             offset = len(self.node.schema)
             common = T.common_type(type_of(operand), value_type) or type_of(operand)
             match = typed(
-                exp.EQ(this=cast_to(operand, common),
-                       expression=cast_to(ref(offset + len(keys), value_type), common)),
+                exp.EQ(
+                    this=cast_to(operand, common),
+                    expression=cast_to(ref(offset + len(keys), value_type), common),
+                ),
                 T.BOOLEAN,
             )
             offset = self._marked(sub, match, corr.outer_keys)
@@ -201,7 +215,10 @@ class SubqueryHook:
         offset = len(self.node.schema)
         common = T.common_type(type_of(operand), sub.schema[0].type) or type_of(operand)
         cond = typed(
-            exp.EQ(this=cast_to(operand, common), expression=cast_to(ref(offset, sub.schema[0].type), common)),
+            exp.EQ(
+                this=cast_to(operand, common),
+                expression=cast_to(ref(offset, sub.schema[0].type), common),
+            ),
             T.BOOLEAN,
         )
         self._append(marked, "LEFT", cond)
@@ -243,8 +260,13 @@ class SubqueryHook:
         if corr is not None:
             keys = corr.inner_keys
             sub = self._plan(
-                s.Select(tuple(s.SelectItem(k) for k in keys), corr.select.from_,
-                         corr.select.where, distinct=True, span=corr.select.span)
+                s.Select(
+                    tuple(s.SelectItem(k) for k in keys),
+                    corr.select.from_,
+                    corr.select.where,
+                    distinct=True,
+                    span=corr.select.span,
+                )
             )
             offset = self._marked(sub, None, corr.outer_keys)
             return self._found(offset + len(sub.schema), False)
@@ -256,7 +278,9 @@ class SubqueryHook:
             (Field("n", T.BIGINT),),
         )
         offset = self._append(counted, "CROSS", None)
-        return typed(exp.GT(this=ref(offset, T.BIGINT), expression=exp.Literal.number(0)), T.BOOLEAN)
+        return typed(
+            exp.GT(this=ref(offset, T.BIGINT), expression=exp.Literal.number(0)), T.BOOLEAN
+        )
 
 
 class QueryBinder:
@@ -319,7 +343,9 @@ class QueryBinder:
         if isinstance(e, s.Literal) and e.kind == "int":
             n = int(e.value)
             if not 1 <= n <= len(fields):
-                raise self.error(ValidationError(f"ORDER BY position {n} is not in the select list"), e)
+                raise self.error(
+                    ValidationError(f"ORDER BY position {n} is not in the select list"), e
+                )
             return n - 1
         if isinstance(e, s.Column):
             matches = [i for i, f in enumerate(fields) if f.name.lower() == e.name.lower()]
@@ -345,12 +371,16 @@ class QueryBinder:
                 c = T.common_type(t, type_of(row[col]))
                 if c is None:
                     raise self.error(
-                        ValidationError(f"VALUES column {col + 1} mixes {t} and {type_of(row[col])}"),
+                        ValidationError(
+                            f"VALUES column {col + 1} mixes {t} and {type_of(row[col])}"
+                        ),
                         q,
                     )
                 t = c
             types.append(T.VARCHAR if t.name == "NULL" else t)
-        out_rows = tuple(tuple(cast_to(v, t) for v, t in zip(row, types, strict=True)) for row in rows)
+        out_rows = tuple(
+            tuple(cast_to(v, t) for v, t in zip(row, types, strict=True)) for row in rows
+        )
         fields = tuple(
             Field(names[i] if i < len(names) else f"EXPR${i}", t) for i, t in enumerate(types)
         )
@@ -388,14 +418,18 @@ class QueryBinder:
             node = Aggregate(node, tuple(range(len(types))), (), node.schema)
         return node
 
-    def _coerce(self, node: LogicalNode, types: list[Any], names: list[str] | None = None) -> LogicalNode:
+    def _coerce(
+        self, node: LogicalNode, types: list[Any], names: list[str] | None = None
+    ) -> LogicalNode:
         schema = node.schema
         names = names or [f.name for f in schema]
         if all(f.type == t for f, t in zip(schema, types, strict=True)) and names == [
             f.name for f in schema
         ]:
             return node
-        exprs = tuple(cast_to(ref(i, f.type), t) for i, (f, t) in enumerate(zip(schema, types, strict=True)))
+        exprs = tuple(
+            cast_to(ref(i, f.type), t) for i, (f, t) in enumerate(zip(schema, types, strict=True))
+        )
         return Project(node, exprs, tuple(Field(n, t) for n, t in zip(names, types, strict=True)))
 
     # ------------------------------------------------------------------- from
@@ -418,9 +452,10 @@ class QueryBinder:
         relation = item.alias or item.name.last
         table = catalog.table(parts)
         if table is not None:
-            options = tuple(
-                (k, v) for k, v in self.ctx.config.items() if k.startswith("geaflow.")
-            ) + table.options
+            options = (
+                tuple((k, v) for k, v in self.ctx.config.items() if k.startswith("geaflow."))
+                + table.options
+            )
             node: LogicalNode = TableScan(table, None, (), options)
             return self._renamed(node, relation, item.column_aliases, item)
         view = catalog.view(parts)
@@ -528,7 +563,9 @@ class QueryBinder:
                 raise
             except Exception as err:
                 raise self.error(
-                    ValidationError(f"table function {call.name}() failed to give its types: {err}"),
+                    ValidationError(
+                        f"table function {call.name}() failed to give its types: {err}"
+                    ),
                     call,
                 ) from None
             impl = resolved
@@ -542,7 +579,9 @@ class QueryBinder:
                 raise self.error(ValidationError(f"unknown table function {call.name}()"), call)
             if not (spec.min_args <= len(args) <= (spec.max_args or len(args))):
                 raise self.error(
-                    ValidationError(f"{call.name}() takes {spec.min_args} to {spec.max_args} arguments"),
+                    ValidationError(
+                        f"{call.name}() takes {spec.min_args} to {spec.max_args} arguments"
+                    ),
                     call,
                 )
             out_types = spec.output(arg_types)
@@ -597,7 +636,9 @@ class QueryBinder:
         binder = self.expr_binder(source.scope, subquery_hook=hook, graph_hook=graph_hook)
         if q.where is not None:
             if contains_aggregate(binder, q.where):
-                raise self.error(ValidationError("aggregate functions are not allowed in WHERE"), q.where)
+                raise self.error(
+                    ValidationError("aggregate functions are not allowed in WHERE"), q.where
+                )
             cond = binder.bind_condition(q.where)
             hook.node = Filter(hook.node, cond)
         items = self.expand_items(q.items, source.scope)
@@ -605,9 +646,14 @@ class QueryBinder:
             it.field.name if isinstance(it, _IndexedItem) else output_name(it, i)
             for i, it in enumerate(items)
         ]
-        aggregating = bool(q.group_by) or any(
-            not isinstance(it, _IndexedItem) and contains_aggregate(binder, it.expr) for it in items
-        ) or (q.having is not None)
+        aggregating = (
+            bool(q.group_by)
+            or any(
+                not isinstance(it, _IndexedItem) and contains_aggregate(binder, it.expr)
+                for it in items
+            )
+            or (q.having is not None)
+        )
         if aggregating:
             return self._bind_aggregating(q, items, names, binder, hook)
         exprs = [self._bind_item(binder, it) for it in items]
@@ -633,9 +679,7 @@ class QueryBinder:
         for k in q.group_by:
             keys_syntax.append(self._resolve_group_key(k, items, names, binder))
         keys = [binder.bind(k) for k in keys_syntax]
-        key_names = [
-            _expr_name(ks, i) for i, ks in enumerate(keys_syntax)
-        ]
+        key_names = [_expr_name(ks, i) for i, ks in enumerate(keys_syntax)]
         agg = AggregateHook(binder, keys, key_names)
         post = binder.derive(aggregate_hook=agg, scope=Scope(), subquery_hook=None)
         exprs = []
@@ -655,9 +699,9 @@ class QueryBinder:
             for i, e in enumerate(agg.pre_exprs)
         )
         pre = Project(hook.node, tuple(agg.pre_exprs), pre_fields)
-        agg_fields = tuple(
-            Field(key_names[i], type_of(k)) for i, k in enumerate(keys)
-        ) + tuple(Field(agg.call_names[i], c.type) for i, c in enumerate(agg.calls))
+        agg_fields = tuple(Field(key_names[i], type_of(k)) for i, k in enumerate(keys)) + tuple(
+            Field(agg.call_names[i], c.type) for i, c in enumerate(agg.calls)
+        )
         node: LogicalNode = Aggregate(pre, tuple(range(len(keys))), tuple(agg.calls), agg_fields)
         if having is not None:
             node = Filter(node, having)
@@ -669,7 +713,9 @@ class QueryBinder:
         if isinstance(k, s.Literal) and k.kind == "int":
             n = int(k.value)
             if not 1 <= n <= len(items):
-                raise self.error(ValidationError(f"GROUP BY position {n} is not in the select list"), k)
+                raise self.error(
+                    ValidationError(f"GROUP BY position {n} is not in the select list"), k
+                )
             it = items[n - 1]
             return s.Column(it.field.name, span=k.span) if isinstance(it, _IndexedItem) else it.expr
         if isinstance(k, s.Column):
@@ -770,7 +816,9 @@ def _with_aliases(e: s.Expr, items: list[Any], names: list[str], binder: ExprBin
     """``e`` with each column that is not an input column but a select alias
     replaced by that select item's expression (subqueries are left alone)."""
     aliases = {
-        n.lower(): it.expr for it, n in zip(items, names, strict=True) if not isinstance(it, _IndexedItem)
+        n.lower(): it.expr
+        for it, n in zip(items, names, strict=True)
+        if not isinstance(it, _IndexedItem)
     }
     if not aliases:
         return e
@@ -780,7 +828,9 @@ def _with_aliases(e: s.Expr, items: list[Any], names: list[str], binder: ExprBin
             if node.name.lower() in aliases and not binder.scope.lookup(node.name):
                 return aliases[node.name.lower()]
             return node
-        if isinstance(node, (s.ScalarSubquery, s.InQuery, s.Exists)) or not isinstance(node, s.Expr):
+        if isinstance(node, (s.ScalarSubquery, s.InQuery, s.Exists)) or not isinstance(
+            node, s.Expr
+        ):
             return node
         changes = {}
         for f in getattr(node, "__dataclass_fields__", {}):

@@ -47,7 +47,9 @@ class Scope:
 
     def lookup_qualified(self, relation: str, name: str) -> list[ScopeField]:
         rel = relation.lower()
-        candidates = [f for f in self.fields if f.relation is not None and f.relation.lower() == rel]
+        candidates = [
+            f for f in self.fields if f.relation is not None and f.relation.lower() == rel
+        ]
         exact = [f for f in candidates if f.name == name]
         if exact:
             return exact
@@ -60,7 +62,10 @@ class Scope:
 
     def shifted(self, offset: int) -> Scope:
         return Scope(
-            [ScopeField(f.name, f.type, f.index + offset, f.relation, f.hidden) for f in self.fields],
+            [
+                ScopeField(f.name, f.type, f.index + offset, f.relation, f.hidden)
+                for f in self.fields
+            ],
             self.parent,
         )
 

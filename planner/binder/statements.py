@@ -143,9 +143,7 @@ class StatementBinder:
             if c.type is None:
                 raise self.error(ValidationError("FROM <label> is only allowed in edge columns"), c)
             if c.role not in (None, "ID"):
-                raise self.error(
-                    ValidationError(f"a vertex column cannot be {c.role} ID"), c
-                )
+                raise self.error(ValidationError(f"a vertex column cannot be {c.role} ID"), c)
             fields.append(ColumnInfo(c.name, self._type(c.type)))
             if c.role == "ID":
                 if id_field is not None:
@@ -216,9 +214,7 @@ class StatementBinder:
         return CatalogChange(st, "create", "function", info, st.if_not_exists, True, st.name.parts)
 
     def _bind_Drop(self, st: s.Drop) -> BoundStatement:
-        return CatalogChange(
-            st, "drop", st.kind.lower(), None, st.if_exists, False, st.name.parts
-        )
+        return CatalogChange(st, "drop", st.kind.lower(), None, st.if_exists, False, st.name.parts)
 
     # -------------------------------------------------------------- session
     def _bind_SetOption(self, st: s.SetOption) -> BoundStatement:
@@ -264,7 +260,9 @@ class StatementBinder:
         if graph is not None:
             return self._insert_graph(st, graph, None)
         if catalog.view(parts) is not None:
-            raise self.error(ValidationError(f"cannot INSERT INTO view {str(st.target)!r}"), st.target)
+            raise self.error(
+                ValidationError(f"cannot INSERT INTO view {str(st.target)!r}"), st.target
+            )
         raise self.error(CatalogError(f"unknown table {str(st.target)!r}"), st.target)
 
     def _insert_table(self, st: s.Insert, table: TableInfo) -> BoundStatement:
@@ -284,8 +282,7 @@ class StatementBinder:
         if len(targets) != len(out):
             raise self.error(
                 ValidationError(
-                    f"INSERT INTO {table.name} gives {len(out)} values for "
-                    f"{len(targets)} columns"
+                    f"INSERT INTO {table.name} gives {len(out)} values for {len(targets)} columns"
                 ),
                 st.query,
             )
@@ -335,7 +332,11 @@ class StatementBinder:
                     ),
                     st.query,
                 )
-            writes.append(self._graph_write(st, graph, label, vertex is not None, fields, names, list(range(len(out)))))
+            writes.append(
+                self._graph_write(
+                    st, graph, label, vertex is not None, fields, names, list(range(len(out)))
+                )
+            )
         else:
             if not st.columns:
                 raise self.error(
@@ -369,7 +370,13 @@ class StatementBinder:
                 fields = (vertex or edge).fields  # type: ignore[union-attr]
                 writes.append(
                     self._graph_write(
-                        st, graph, lab, vertex is not None, fields, [c for c, _ in cols], [i for _, i in cols]
+                        st,
+                        graph,
+                        lab,
+                        vertex is not None,
+                        fields,
+                        [c for c, _ in cols],
+                        [i for _, i in cols],
                     )
                 )
         return PlanStatement(st, GraphSink(query, graph, tuple(writes)), "insert", graph.name)
@@ -390,7 +397,9 @@ class StatementBinder:
             match = next((f for f in fields if f.name.lower() == name.lower()), None)
             if match is None:
                 raise self.error(
-                    ValidationError(f"{label} has no field {name!r} (it has: {', '.join(f.name for f in fields)})"),
+                    ValidationError(
+                        f"{label} has no field {name!r} (it has: {', '.join(f.name for f in fields)})"
+                    ),
                     st,
                 )
             mapping[match.name] = idx

@@ -67,7 +67,9 @@ def load_python_class(path: str) -> Any:
         ) from None
     cls = getattr(module, class_name, None)
     if cls is None:
-        raise CatalogError(f"cannot load function class {path!r}: no {class_name!r} in {module_name}")
+        raise CatalogError(
+            f"cannot load function class {path!r}: no {class_name!r} in {module_name}"
+        )
     return cls
 
 
@@ -109,7 +111,9 @@ def _algorithm_alias(class_name: str) -> str | None:
 
 
 def _looks_like_algorithm(instance: Any) -> bool:
-    return callable(getattr(instance, "process", None)) and callable(getattr(instance, "init", None))
+    return callable(getattr(instance, "process", None)) and callable(
+        getattr(instance, "init", None)
+    )
 
 
 def parse_type_name(text: str) -> Any:

@@ -88,7 +88,11 @@ def _collect(node: LogicalNode) -> _Chain | None:
 
 def _id_of(e: exp.Expression, index: int) -> bool:
     e = _unparen(e)
-    return isinstance(e, exp.Dot) and e.name == T.VERTEX_ID_FIELD and ref_index(_unparen(e.this)) == index
+    return (
+        isinstance(e, exp.Dot)
+        and e.name == T.VERTEX_ID_FIELD
+        and ref_index(_unparen(e.this)) == index
+    )
 
 
 def _constant_id_equality(cond: exp.Expression | None, index: int) -> bool:
@@ -170,7 +174,9 @@ def _flip_reads(cond: exp.Expression, index: int, etype: T.StructType) -> exp.Ex
     return copy_typed(cond).transform(visit, copy=False)
 
 
-def _vertex_only(cond: exp.Expression | None, vertex: int) -> tuple[list[exp.Expression], list[exp.Expression]]:
+def _vertex_only(
+    cond: exp.Expression | None, vertex: int
+) -> tuple[list[exp.Expression], list[exp.Expression]]:
     """Conjuncts reading only field ``vertex`` (renumbered to 0), and the rest."""
     own: list[exp.Expression] = []
     rest: list[exp.Expression] = []
@@ -222,12 +228,12 @@ def _rebuild(chain: _Chain) -> LogicalNode | None:
     var, labels, cond, hidden = vertex_info(pivot)
     if cond is not None and width:
         cond = remap_refs(cond, {0: width})
-    node: LogicalNode = VertexMatch(
-        graph, var, labels, vtype, cond, start.input, hidden, key
-    )
+    node: LogicalNode = VertexMatch(graph, var, labels, vtype, cond, start.input, hidden, key)
     new_pos = {width + 2 * pivot: width}  # old index -> new index
 
-    def expand(node: LogicalNode, i: int, source_old: int, target: int, backwards: bool) -> LogicalNode:
+    def expand(
+        node: LogicalNode, i: int, source_old: int, target: int, backwards: bool
+    ) -> LogicalNode:
         st = steps[i - 1]
         direction = st.direction
         edge_filter = st.edge_filter

@@ -1,6 +1,6 @@
 """merge_filters: two stacked filters become one.
 
-    Filter(Filter(x, a), b)  ->  Filter(x, a AND b)
+Filter(Filter(x, a), b)  ->  Filter(x, a AND b)
 """
 
 from __future__ import annotations

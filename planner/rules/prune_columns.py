@@ -122,7 +122,9 @@ def prune_columns(plan: LogicalNode) -> LogicalNode:
                 for c in (node.calls[i] for i in calls)
             )
             fields = node.fields_[:k] + tuple(node.fields_[k + i] for i in calls)
-            out = Aggregate(child, tuple(cmap[g] for g in node.group), new_calls, fields, node.internal)
+            out = Aggregate(
+                child, tuple(cmap[g] for g in node.group), new_calls, fields, node.internal
+            )
             if out == node:
                 out = node
             mapping = _identity(k)

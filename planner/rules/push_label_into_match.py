@@ -37,9 +37,7 @@ def _unparen(e: exp.Expression) -> exp.Expression:
 def _is_label_of(e: exp.Expression, index: int) -> bool:
     e = _unparen(e)
     return (
-        isinstance(e, exp.Dot)
-        and e.name == T.LABEL_FIELD
-        and ref_index(_unparen(e.this)) == index
+        isinstance(e, exp.Dot) and e.name == T.LABEL_FIELD and ref_index(_unparen(e.this)) == index
     )
 
 

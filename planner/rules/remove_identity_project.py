@@ -1,6 +1,6 @@
 """remove_identity_project: a projection that keeps every field in place, unrenamed, goes.
 
-    Project(x, [$0, $1]) with x = (a, b) and names (a, b)  ->  x
+Project(x, [$0, $1]) with x = (a, b) and names (a, b)  ->  x
 """
 
 from __future__ import annotations

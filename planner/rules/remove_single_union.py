@@ -1,6 +1,6 @@
 """remove_single_union: a union of one input is that input (as Bigflow's planner does).
 
-    Union([x])  ->  x
+Union([x])  ->  x
 """
 
 from __future__ import annotations

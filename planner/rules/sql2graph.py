@@ -179,7 +179,9 @@ def _vertex_id_index(e: exp.Expression, path: LogicalNode) -> int | None:
     return i if isinstance(t, T.StructType) and t.kind == "VERTEX" else None
 
 
-def _extend(anchored: _Side, pending: _Side, a_col: int, e_col: int) -> tuple[LogicalNode, Exprs, Exprs] | None:
+def _extend(
+    anchored: _Side, pending: _Side, a_col: int, e_col: int
+) -> tuple[LogicalNode, Exprs, Exprs] | None:
     """Walk the pending edge out of (or into) the vertex whose id is column
     ``a_col`` of ``anchored``; the edge's column ``e_col`` is its source
     (target) id.  Returns the path and both sides' columns over it."""
@@ -229,7 +231,9 @@ def _split_filters(path: LogicalNode) -> tuple[LogicalNode, Exprs]:
     return path, conds
 
 
-def _complete(edge_side: _Side, vertex_side: _Side, e_col: int, v_col: int) -> tuple[LogicalNode, Exprs, Exprs] | None:
+def _complete(
+    edge_side: _Side, vertex_side: _Side, e_col: int, v_col: int
+) -> tuple[LogicalNode, Exprs, Exprs] | None:
     """Finish the edge-only hop on top of ``edge_side`` at the vertex table of
     ``vertex_side``, when column ``e_col`` is the edge's far end and ``v_col``
     that table's id."""

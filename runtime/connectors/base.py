@@ -58,9 +58,7 @@ def connector_for(table: TableInfo) -> Connector:
     found = _REGISTRY.get(kind)
     if found is None:
         known = ", ".join(sorted(_REGISTRY))
-        raise ConfigError(
-            f"table {table.name!r} has unknown type {kind!r} (known: {known})"
-        )
+        raise ConfigError(f"table {table.name!r} has unknown type {kind!r} (known: {known})")
     return found
 
 
@@ -73,7 +71,9 @@ def _load() -> None:
     from . import console, file, jdbc, random_source, socket, spark_source  # noqa: F401
 
 
-def merged_options(ctx: Any, table: TableInfo, extra: dict[str, Any] | None = None) -> dict[str, Any]:
+def merged_options(
+    ctx: Any, table: TableInfo, extra: dict[str, Any] | None = None
+) -> dict[str, Any]:
     """Job configuration overlaid by the table's own options (GeaFlow's precedence)."""
     out: dict[str, Any] = {k: v for k, v in ctx.config.items()}
     out.update(extra or {})

@@ -63,9 +63,7 @@ def list_files(path: str, name_regex: str | None) -> list[str]:
     if p.is_file():
         files = [p]
     else:
-        files = sorted(
-            f for f in p.rglob("*") if f.is_file() and not f.name.startswith((".", "_"))
-        )
+        files = sorted(f for f in p.rglob("*") if f.is_file() and not f.name.startswith((".", "_")))
     if name_regex:
         pattern = re.compile(name_regex)
         files = [f for f in files if pattern.search(f.name)]
@@ -217,7 +215,9 @@ class FileConnector(Connector):
             if src is None:
                 cols.append(F.lit(None).cast(T.spark_sql_type(column.type)).alias(f"c{out_idx}"))
             else:
-                cols.append(F.col(f"`{src}`").cast(T.spark_sql_type(column.type)).alias(f"c{out_idx}"))
+                cols.append(
+                    F.col(f"`{src}`").cast(T.spark_sql_type(column.type)).alias(f"c{out_idx}")
+                )
         return df.select(*cols)
 
     def read_windows(self, ctx: Any, req: ReadRequest, window_size: int) -> Iterator[Any]:
@@ -241,9 +241,7 @@ class FileConnector(Connector):
             out.write.mode("append").format(fmt).save(path)
             return -1
         sep = str(option(options, SEPARATOR, ","))
-        formatted = [
-            format_column(F, F.col(f"c{i}"), t) for i, t in enumerate(types)
-        ]
+        formatted = [format_column(F, F.col(f"c{i}"), t) for i, t in enumerate(types)]
         line = F.concat_ws(sep, *formatted) if formatted else F.lit("")
         text = df.select(line.alias("line"))
         if not _is_local(path):
@@ -270,7 +268,9 @@ def _total_local_size(files: list[str]) -> int:
     return total
 
 
-_UNNUMBERED = re.compile(r"in (?P<file>\S+) line \?: (?P<what>cannot read .*? from )(?P<line>.*)$", re.S)
+_UNNUMBERED = re.compile(
+    r"in (?P<file>\S+) line \?: (?P<what>cannot read .*? from )(?P<line>.*)$", re.S
+)
 
 
 def locate_bad_line(message: str) -> str:

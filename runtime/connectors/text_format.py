@@ -43,9 +43,11 @@ def field_parser(F: Any, field: Any, t: Any) -> tuple[Any, Any]:
         return field, F.lit(False)
     if t.name == "TIMESTAMP":
         millis = field.rlike(r"^-?[0-9]+$")
-        parsed = F.when(empty, F.lit(None).cast("timestamp")).when(
-            millis, F.timestamp_millis(field.cast("bigint"))
-        ).otherwise(field.cast("timestamp"))
+        parsed = (
+            F.when(empty, F.lit(None).cast("timestamp"))
+            .when(millis, F.timestamp_millis(field.cast("bigint")))
+            .otherwise(field.cast("timestamp"))
+        )
     elif t.name == "BOOLEAN":
         lowered = F.lower(field)
         parsed = F.when(lowered == "true", F.lit(True)).when(lowered == "false", F.lit(False))

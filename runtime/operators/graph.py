@@ -46,13 +46,19 @@ def vertex_values(ctx: Any, graph: Any, labels: tuple[str, ...], vtype: T.Struct
                 parts.append(F.lit(info.label).alias(f.name))
             else:
                 src = _find(cols, f.name)
-                value = F.col(f"`{src}`") if src is not None and src.lower() != info.id_field.lower() else F.lit(None)
+                value = (
+                    F.col(f"`{src}`")
+                    if src is not None and src.lower() != info.id_field.lower()
+                    else F.lit(None)
+                )
                 parts.append(value.cast(spark_type).alias(f.name))
         frames.append(df.select(F.struct(*parts).alias("v")))
     if not frames:
         from pyspark.sql import types as ST
 
-        return ctx.spark.createDataFrame([], ST.StructType([ST.StructField("v", T.to_spark_type(vtype))]))
+        return ctx.spark.createDataFrame(
+            [], ST.StructType([ST.StructField("v", T.to_spark_type(vtype))])
+        )
     out = frames[0]
     for f in frames[1:]:
         out = out.unionByName(f)
@@ -93,13 +99,19 @@ def edge_values(
                     parts.append(value.cast(spark_type).alias(f.name))
                 else:
                     src = _find(cols, f.name)
-                    value = F.col(f"`{src}`") if src is not None and src.lower() not in keys else F.lit(None)
+                    value = (
+                        F.col(f"`{src}`")
+                        if src is not None and src.lower() not in keys
+                        else F.lit(None)
+                    )
                     parts.append(value.cast(spark_type).alias(f.name))
             frames.append(df.select(F.struct(*parts).alias("e")))
     if not frames:
         from pyspark.sql import types as ST
 
-        return ctx.spark.createDataFrame([], ST.StructType([ST.StructField("e", T.to_spark_type(etype))]))
+        return ctx.spark.createDataFrame(
+            [], ST.StructType([ST.StructField("e", T.to_spark_type(etype))])
+        )
     out = frames[0]
     for f in frames[1:]:
         out = out.unionByName(f)
@@ -168,7 +180,9 @@ def edge_match(ctx: Any, node: EdgeMatch, inputs: list[Any]) -> Any:
             out = out.unionByName(ends.where(F.col("__at").isNull() & F.lit(False)))
         return out.select(*names, F.col("__edge").alias(f"c{n}"))
     vertices = _filtered(
-        vertex_values(ctx, node.graph, node.target_labels, node.vertex_type), "v", node.target_filter
+        vertex_values(ctx, node.graph, node.target_labels, node.vertex_type),
+        "v",
+        node.target_filter,
     )
     joined = ends.join(vertices, F.col("__at") == F.col("v.`~id`"), "inner")
     return joined.select(*names, F.col("__edge").alias(f"c{n}"), F.col("v").alias(f"c{n + 1}"))
@@ -184,7 +198,9 @@ def _loop(ctx: Any, node: EdgeMatch, path: Any, edges: Any, names: list[str]) ->
 
     etype = T.to_spark_type(node.edge_type)
     start = path.select(
-        *names, F.lit(None).cast(etype).alias("__edge"), F.col(f"c{node.source}.`~id`").alias("__at")
+        *names,
+        F.lit(None).cast(etype).alias("__edge"),
+        F.col(f"c{node.source}.`~id`").alias("__at"),
     )
     levels: list[Any] = []
     state = {"frontier": start}

@@ -36,7 +36,9 @@ def _names(n: int) -> list[str]:
 @operator(TableScan)
 def table_scan(ctx: Any, node: TableScan, inputs: list[Any]) -> Any:
     table = node.table
-    projection = node.projection if node.projection is not None else tuple(range(len(table.columns)))
+    projection = (
+        node.projection if node.projection is not None else tuple(range(len(table.columns)))
+    )
     options = dict(node.options)
     window_df = ctx.window_input(node) if hasattr(ctx, "window_input") else None
     if window_df is not None:
@@ -175,7 +177,9 @@ def aggregate(ctx: Any, node: Aggregate, inputs: list[Any]) -> Any:
     if not node.calls:
         if not keys:
             return df.limit(1).select()
-        return df.select(*[F.col(f"c{g}").alias(f"c{i}") for i, g in enumerate(node.group)]).distinct()
+        return df.select(
+            *[F.col(f"c{g}").alias(f"c{i}") for i, g in enumerate(node.group)]
+        ).distinct()
     aggs = [
         aggregate_expression(ctx, c, in_types).alias(f"__a{i}") for i, c in enumerate(node.calls)
     ]
@@ -205,7 +209,9 @@ def aggregate(ctx: Any, node: Aggregate, inputs: list[Any]) -> Any:
     return grouped.select(*cols)
 
 
-def _global_aggregate(ctx: Any, df: Any, node: Aggregate, builtin: list[Any], user: list[Any]) -> Any:
+def _global_aggregate(
+    ctx: Any, df: Any, node: Aggregate, builtin: list[Any], user: list[Any]
+) -> Any:
     """An aggregate without GROUP BY: always exactly one row, even over no input."""
     from pyspark.sql import functions as F
 
@@ -313,13 +319,15 @@ def correlate(ctx: Any, node: Correlate, inputs: list[Any]) -> Any:
     from runtime.udfs import table_function_batches
 
     arg_names = [f"__arg{i}" for i in range(len(args))]
-    staged = df.select(*[F.col(f"c{i}") for i in range(n_in)], *[a.alias(n) for a, n in zip(args, arg_names, strict=True)])
+    staged = df.select(
+        *[F.col(f"c{i}") for i in range(n_in)],
+        *[a.alias(n) for a, n in zip(args, arg_names, strict=True)],
+    )
     schema = ST.StructType(
         [ST.StructField(f"c{i}", T.to_spark_type(f.type)) for i, f in enumerate(node.input.schema)]
-        + [
-            ST.StructField(f"c{n_in + j}", T.to_spark_type(f.type))
-            for j, f in enumerate(fn.output)
-        ]
+        + [ST.StructField(f"c{n_in + j}", T.to_spark_type(f.type)) for j, f in enumerate(fn.output)]
     )
-    run = table_function_batches(fn.implementation.instance, n_in, len(args), len(fn.output), schema)
+    run = table_function_batches(
+        fn.implementation.instance, n_in, len(args), len(fn.output), schema
+    )
     return staged.mapInArrow(run, schema)

@@ -72,7 +72,9 @@ def table_frame(ctx: Any, graph: GraphInfo, info: Any) -> Any:
     if table is None:
         from geaflow_sql.errors import CatalogError
 
-        raise CatalogError(f"graph {graph.name}: table {info.using!r} of label {info.label} is gone")
+        raise CatalogError(
+            f"graph {graph.name}: table {info.using!r} of label {info.label} is gone"
+        )
     windowed = ctx.window_table(table) if hasattr(ctx, "window_table") else None
     if windowed is not None:
         # In a windowed job a USING graph holds what its tables delivered so far.
@@ -90,7 +92,9 @@ def table_frame(ctx: Any, graph: GraphInfo, info: Any) -> Any:
     df = None if cache is None else cache.get(table)
     if df is None:
         options = merged_options(ctx, table)
-        df = connector_for(table).read(ctx, ReadRequest(table, options, tuple(range(len(table.columns)))))
+        df = connector_for(table).read(
+            ctx, ReadRequest(table, options, tuple(range(len(table.columns))))
+        )
         df = df.toDF(*names)
         if cache is not None:
             cache[table] = df
@@ -138,7 +142,9 @@ class MemoryStore:
     def _parts_for(self, ctx: Any) -> dict[tuple[str, bool], list[Any]]:
         window = getattr(ctx, "window", None)
         if window is not None:
-            wanted = window.graph_versions.get(f"{self.graph.instance.lower()}.{self.graph.name.lower()}")
+            wanted = window.graph_versions.get(
+                f"{self.graph.instance.lower()}.{self.graph.name.lower()}"
+            )
             if wanted is not None:
                 return self.versions.get(wanted, self.parts)
         return self.parts
@@ -167,9 +173,7 @@ class MemoryStore:
             return empty_frame(ctx, info)
         return self._combine(parts, info, is_vertex).drop("__w", "__r")
 
-    def parts_since(
-        self, ctx: Any, label: str, is_vertex: bool, version: int
-    ) -> list[Any] | None:
+    def parts_since(self, ctx: Any, label: str, is_vertex: bool, version: int) -> list[Any] | None:
         """The rows of a label written after ``version`` (declared columns), as
         parts (none when nothing was written), or None when they cannot be told
         apart: the version is unknown here, or the label reads a windowed table

@@ -58,7 +58,9 @@ class PersistentStore:
         try:
             return json.loads(path.read_text(encoding="utf-8"))
         except (OSError, ValueError) as err:
-            raise ExecutionError(f"graph {self.graph.name}: unreadable manifest {path}: {err}") from None
+            raise ExecutionError(
+                f"graph {self.graph.name}: unreadable manifest {path}: {err}"
+            ) from None
 
     def _publish(self, manifest: dict[str, Any]) -> None:
         self.path.mkdir(parents=True, exist_ok=True)
@@ -89,7 +91,9 @@ class PersistentStore:
         manifest = self.manifest()
         window = getattr(ctx, "window", None)
         if window is not None:
-            wanted = window.graph_versions.get(f"{self.graph.instance.lower()}.{self.graph.name.lower()}")
+            wanted = window.graph_versions.get(
+                f"{self.graph.instance.lower()}.{self.graph.name.lower()}"
+            )
             if wanted is not None:
                 manifest = self.history.get(wanted, {"version": wanted, "labels": {}})
         parts = manifest["labels"].get(_label_key(info.label, is_vertex), [])
@@ -123,9 +127,7 @@ class PersistentStore:
                 cols.append(F.col(f"`{src}`").cast(T.spark_sql_type(c.type)).alias(c.name))
         return df.select(*cols, "__w", "__r")
 
-    def parts_since(
-        self, ctx: Any, label: str, is_vertex: bool, version: int
-    ) -> list[Any] | None:
+    def parts_since(self, ctx: Any, label: str, is_vertex: bool, version: int) -> list[Any] | None:
         """The rows of a label written after ``version`` as parts, or None when
         unknown (a version this session has not seen, or a USING label, which a
         windowed job reads from its table).  See ``MemoryStore.parts_since``."""

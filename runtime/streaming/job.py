@@ -107,7 +107,8 @@ def statement_mode(ctx: Any, plan: LogicalNode, dynamic_graphs: set[str]) -> str
     graph_reads = [n for n in nodes if isinstance(n, _GRAPH_READS)]
     aggregates = [n for n in nodes if isinstance(n, Aggregate) and n.calls and not n.internal]
     incremental = any(
-        isinstance(n, GraphAlgorithm) and getattr(n.algorithm, "incremental", False) for n in graph_reads
+        isinstance(n, GraphAlgorithm) and getattr(n.algorithm, "incremental", False)
+        for n in graph_reads
     )
     streamed_tables = any(
         isinstance(n, TableScan) and is_windowed(n.table, ctx.config) for n in nodes
@@ -131,7 +132,12 @@ class WindowedJob:
         from .checkpoint import fingerprint
 
         self.ctx = ctx
-        dynamic = {graph_key(n.graph) for _, p in statements for n in walk(p.plan) if isinstance(n, GraphSink)}
+        dynamic = {
+            graph_key(n.graph)
+            for _, p in statements
+            for n in walk(p.plan)
+            if isinstance(n, GraphSink)
+        }
         self.statements = [
             JobStatement(bound, prepared, statement_mode(ctx, prepared.plan, dynamic))
             for bound, prepared in statements
@@ -155,7 +161,9 @@ class WindowedJob:
                 if key not in self.sources:
                     self.sources[key] = open_source(self.ctx, table, log_root)
         plans = [st.prepared.plan for st in self.statements]
-        self.fused = can_fuse_windows(self.ctx, plans, self.sources.values(), self.checkpoint is not None)
+        self.fused = can_fuse_windows(
+            self.ctx, plans, self.sources.values(), self.checkpoint is not None
+        )
         for source in self.sources.values():
             if self.fused:
                 # No statement can tell the windows apart (fusion.py): one round,
@@ -242,7 +250,11 @@ class WindowedJob:
             state.scan_mode = "cumulative"
             state.graph_versions = dict(now_versions)
             # Only the paths near what was written since (incremental_match.py).
-            frame = incremental_result(ctx, sink.inputs[0], st.versions, now_versions) if st.versions else None
+            frame = (
+                incremental_result(ctx, sink.inputs[0], st.versions, now_versions)
+                if st.versions
+                else None
+            )
             if frame is not None:
                 st.last_result = None
             else:
@@ -322,7 +334,9 @@ class WindowedJob:
                 "sinks": sinks,
                 "graphs": {"memory": memory, "persistent": persistent},
                 "algorithms": algo_name,
-                "statements": [{"versions": st.versions, "written": st.written} for st in self.statements],
+                "statements": [
+                    {"versions": st.versions, "written": st.written} for st in self.statements
+                ],
             }
         )
 
@@ -383,7 +397,9 @@ def _touched_groups(ctx: Any, node: Aggregate, cumulative: Any) -> Any:
     if not node.group:
         marker = delta_input.limit(1).select(F.lit(1).alias("__touched"))
         return cumulative.crossJoin(marker).drop("__touched")
-    keys = delta_input.select(*[F.col(f"c{g}").alias(f"__k{i}") for i, g in enumerate(node.group)]).distinct()
+    keys = delta_input.select(
+        *[F.col(f"c{g}").alias(f"__k{i}") for i, g in enumerate(node.group)]
+    ).distinct()
     cond = None
     for i in range(len(node.group)):
         c = F.col(f"c{i}").eqNullSafe(F.col(f"__k{i}"))

@@ -51,7 +51,9 @@ def window_size_of(table: TableInfo, config: Config) -> int:
     try:
         return int(str(value).strip())
     except ValueError:
-        raise ConfigError(f"table {table.name}: {WINDOW_SIZE.name} must be an integer, got {value!r}") from None
+        raise ConfigError(
+            f"table {table.name}: {WINDOW_SIZE.name} must be an integer, got {value!r}"
+        ) from None
 
 
 def time_window_of(table: TableInfo, config: Config) -> float:
@@ -116,7 +118,11 @@ class ReplayableSource(WindowSource):
         names = [f"c{i}" for i in range(n)]
         parse = getattr(connector, "parse", None)
         lines = getattr(connector, "lines", None)
-        if parse is not None and lines is not None and str(req.options.get("format", "text")).lower() == "text":
+        if (
+            parse is not None
+            and lines is not None
+            and str(req.options.get("format", "text")).lower() == "text"
+        ):
             rows = parse(self.ctx, req, lines(self.ctx, req), keep_position=True)
             order = [F.col("file"), F.col("line_no")]
             rows = rows.withColumn("__pos", F.row_number().over(Window.orderBy(*order)) - 1)
@@ -145,7 +151,9 @@ class ReplayableSource(WindowSource):
         if self.size <= 0:
             rows = self.rows if i == 0 else self.rows.where(F.lit(False))
         else:
-            rows = self.rows.where((F.col("__pos") >= i * self.size) & (F.col("__pos") < (i + 1) * self.size))
+            rows = self.rows.where(
+                (F.col("__pos") >= i * self.size) & (F.col("__pos") < (i + 1) * self.size)
+            )
         return rows.drop("__pos")
 
     def cumulative(self, i: int) -> Any:
@@ -192,7 +200,9 @@ class SocketSource(WindowSource):
     before use, so a restarted job replays what it had already read.
     """
 
-    def __init__(self, ctx: Any, table: TableInfo, size: int, seconds: float, log_dir: Path | None) -> None:
+    def __init__(
+        self, ctx: Any, table: TableInfo, size: int, seconds: float, log_dir: Path | None
+    ) -> None:
         super().__init__(ctx, table, size)
         self.seconds = seconds
         self.log_dir = log_dir
@@ -217,7 +227,9 @@ class SocketSource(WindowSource):
             if self.windows:
                 self.closed = True
                 return
-            raise ExecutionError(f"socket table {self.table.name}: cannot connect to {host}:{port}: {err}") from None
+            raise ExecutionError(
+                f"socket table {self.table.name}: cannot connect to {host}:{port}: {err}"
+            ) from None
         self.sock.settimeout(None)
         threading.Thread(target=self._read, daemon=True).start()
 
@@ -282,7 +294,8 @@ class SocketSource(WindowSource):
 
         spark = self.ctx.spark
         df = spark.createDataFrame(
-            [("socket", k, line) for k, line in enumerate(lines)], "file string, line_no int, line string"
+            [("socket", k, line) for k, line in enumerate(lines)],
+            "file string, line_no int, line string",
         )
         return FileConnector().parse(self.ctx, _request(self.ctx, self.table), df)
 

@@ -56,7 +56,10 @@ IDLE_OPTION = "geaflow.dsl.spark.streaming.idle.seconds"
 
 
 def is_spark_stream(table: TableInfo) -> bool:
-    return table.connector == "spark" and str(table.option(STREAMING_OPTION, "false")).lower() == "true"
+    return (
+        table.connector == "spark"
+        and str(table.option(STREAMING_OPTION, "false")).lower() == "true"
+    )
 
 
 class SparkStreamSource(WindowSource):
