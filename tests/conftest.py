@@ -60,6 +60,7 @@ HEAVY_FIRST = (
     "test_incremental_algorithms.py",
     "test_incremental_mst_windows.py",
     "test_incremental_sssp.py",
+    "test_checkpoint_interval.py",
     "test_select.py",
     "test_streams.py",
     "test_dbapi.py",

@@ -26,7 +26,8 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from geaflow_sql.catalog import TableInfo
-from geaflow_sql.config import JOB_CHECKPOINT_DIR
+from geaflow_sql.config import BATCH_PER_CHECKPOINT, JOB_CHECKPOINT_DIR
+from geaflow_sql.errors import ConfigError
 from planner.graph_nodes import EdgeMatch, GraphAlgorithm, GraphLabelScan, VertexMatch
 from planner.logical import (
     SINK_TYPES,
@@ -146,6 +147,15 @@ class WindowedJob:
         self.checkpoint = (
             JobCheckpoint(ctx.resolve_path(folder), fingerprint(script_text)) if folder else None
         )
+        # Windows between two checkpoints: fewer commits (each writes the
+        # window's graph parts and algorithm state) at the price of redoing
+        # up to that many windows after a failure.
+        self.checkpoint_every = ctx.config.get_int(BATCH_PER_CHECKPOINT)
+        if self.checkpoint_every < 1:
+            raise ConfigError(
+                f"{BATCH_PER_CHECKPOINT.name} must be a positive integer, "
+                f"got {self.checkpoint_every}"
+            )
         self.sources: dict[str, WindowSource] = {}
         self.start_round = 0
         self.sink_sizes: dict[str, int] = {}
@@ -297,10 +307,16 @@ class WindowedJob:
         return out
 
     # ------------------------------------------------------------ checkpoint
-    def commit(self, r: int) -> None:
+    def commit(self, r: int, last: bool) -> None:
+        """Checkpoint after window ``r`` when it closes a batch of
+        ``checkpoint_every`` windows or is the last; otherwise what the window
+        wrote waits in the stores' pending lists for the next checkpoint (and
+        a restart redoes the windows after the last one)."""
         if self.checkpoint is None:
             for store in self.ctx.stores.stores.values():
                 getattr(store, "pending", []).clear()
+            return
+        if not last and (r + 1) % self.checkpoint_every:
             return
         import os
 
@@ -356,8 +372,9 @@ class WindowCycle(ExecutionCycle):
 
     def tail(self, round_no: int) -> RoundOutcome:
         r = self.round_base + round_no
-        self.job.commit(r)
-        return RoundOutcome(self.job.has_window(r + 1), r)
+        more = self.job.has_window(r + 1)
+        self.job.commit(r, last=not more)
+        return RoundOutcome(more, r)
 
     def on_launch(self) -> None:
         if not self.job.has_window(self.round_base):
