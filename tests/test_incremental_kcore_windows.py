@@ -16,7 +16,6 @@ rather than from our kernels:
 from __future__ import annotations
 
 import random
-from collections import defaultdict
 from pathlib import Path
 
 import numpy as np
@@ -26,6 +25,7 @@ from runtime.algorithms.library.inc_kcore import SeenGraph
 from runtime.algorithms.library.incremental import Delta
 from runtime.algorithms.library.kcore_peeling import full_peel, repeel
 from tests.test_incremental_algorithms import run_job
+from tests.test_incremental_mst_kcore import GeaFlowKCore
 
 NEVER_VERTEX = 9999  # an id that never becomes a vertex
 
@@ -75,65 +75,6 @@ def test_repeel_gives_the_drop_rounds_of_a_full_peel(seed: int) -> None:
             got = repeel(old, growth.fresh, growth.bumped, *args)
         assert np.array_equal(got[g.is_vertex], full[g.is_vertex])
         g.drop = got
-
-
-class GeaFlowKCore:
-    """GeaFlow's IncrementalKCore, message by message, keeping its per-vertex
-    state between runs; every vertex of the current graph takes part in a run."""
-
-    def __init__(self, k: int, max_iterations: int) -> None:
-        self.k, self.max_iterations = k, max_iterations
-        self.core: dict[int, int] = {}
-        self.status: dict[int, str] = {}
-        self.initial = True
-
-    def run(self, vertices: list[int], edges: list[tuple[int, int]]):
-        exists = set(vertices)
-        out_list: dict[int, list[int]] = defaultdict(list)
-        in_list: dict[int, list[int]] = defaultdict(list)
-        for src, dst in edges:
-            out_list[src].append(dst)
-            in_list[dst].append(dst)  # getSrcId() of an IN edge is its owner
-        degree = {v: len(out_list[v]) + len(in_list[v]) for v in vertices}
-        active = dict.fromkeys(vertices, True)
-        dropped_in: dict[int, int] = {}
-        inbox: dict[int, list[int]] = defaultdict(list)
-
-        def send_all(v: int, box: dict[int, list[int]]) -> None:
-            for other in out_list[v] + in_list[v]:
-                if other in exists:
-                    box[other].append(1)
-
-        for v in vertices:  # iteration 1
-            if v in self.core:
-                self.status[v] = "UNCHANGED"
-            else:
-                self.core[v] = degree[v]
-                self.status[v] = "INIT" if self.initial else "UNCHANGED"
-            send_all(v, inbox)
-            inbox[v].append(0)
-        for iteration in range(2, self.max_iterations + 1):
-            if not inbox:
-                break
-            nxt: dict[int, list[int]] = defaultdict(list)
-            for v, messages in inbox.items():
-                if not active[v]:
-                    continue
-                count = sum(m for m in messages if m > 0)
-                remove = count < self.k
-                new = 0 if remove else count
-                if new != self.core[v] and remove and self.status[v] != "REMOVED":
-                    self.status[v] = "REMOVED"
-                self.core[v] = new
-                active[v] = not remove
-                if remove:
-                    dropped_in[v] = iteration - 1
-                else:
-                    send_all(v, nxt)
-                nxt[v].append(0)
-            inbox = nxt
-        self.initial = False
-        return {v: (degree[v], degree[v], self.status[v]) for v in vertices}, dropped_in
 
 
 def emitted(chunk: list[str]) -> dict[int, tuple[int, int, str]]:

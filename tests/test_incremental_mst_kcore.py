@@ -97,49 +97,75 @@ def simulate_inc_mst(vertices: list[int], edges: list[Edge], bound: int = 64) ->
     return rows
 
 
+class GeaFlowKCore:
+    """GeaFlow's IncrementalKCore, message by message, keeping its per-vertex
+    state between runs (as one task does); every vertex of the current graph
+    takes part in a run."""
+
+    def __init__(self, k: int, max_iterations: int) -> None:
+        self.k, self.max_iterations = k, max_iterations
+        self.core: dict[int, int] = {}
+        self.status: dict[int, str] = {}
+        self.initial = True
+
+    def run(
+        self, vertices: list[int], edges: list[tuple[int, int]]
+    ) -> tuple[dict[int, tuple[int, int, str]], dict[int, int]]:
+        """Rows per vertex, and the round (superstep - 1) each dropped vertex dropped in."""
+        exists = set(vertices)
+        out_list: dict[int, list[int]] = defaultdict(list)
+        in_list: dict[int, list[int]] = defaultdict(list)
+        for src, dst in edges:
+            out_list[src].append(dst)
+            in_list[dst].append(dst)  # getSrcId() of an IN edge is its owner
+        degree = {v: len(out_list[v]) + len(in_list[v]) for v in vertices}
+        active = dict.fromkeys(vertices, True)
+        dropped_in: dict[int, int] = {}
+        inbox: dict[int, list[int]] = defaultdict(list)
+
+        def send_all(v: int, box: dict[int, list[int]]) -> None:
+            for other in out_list[v] + in_list[v]:
+                if other in exists:
+                    box[other].append(1)
+
+        for v in vertices:  # iteration 1
+            if v in self.core:
+                self.status[v] = "UNCHANGED"
+            else:
+                self.core[v] = degree[v]
+                self.status[v] = "INIT" if self.initial else "UNCHANGED"
+            send_all(v, inbox)
+            inbox[v].append(0)
+        for iteration in range(2, self.max_iterations + 1):
+            if not inbox:
+                break
+            nxt: dict[int, list[int]] = defaultdict(list)
+            for v, messages in inbox.items():
+                if not active[v]:
+                    continue
+                count = sum(m for m in messages if m > 0)
+                remove = count < self.k
+                new = 0 if remove else count
+                if new != self.core[v] and remove and self.status[v] != "REMOVED":
+                    self.status[v] = "REMOVED"
+                self.core[v] = new
+                active[v] = not remove
+                if remove:
+                    dropped_in[v] = iteration - 1
+                else:
+                    send_all(v, nxt)
+                nxt[v].append(0)
+            inbox = nxt
+        self.initial = False
+        return {v: (degree[v], degree[v], self.status[v]) for v in vertices}, dropped_in
+
+
 def simulate_kcore(
     vertices: list[int], edges: list[Edge], k: int, max_iterations: int, bound: int = 64
 ) -> dict[int, tuple[int, int, str]]:
-    exists = set(vertices)
-    # GeaFlow's edge lists: an IN edge carries the owner as its source.
-    out_list: dict[int, list[int]] = defaultdict(list)
-    in_list: dict[int, list[int]] = defaultdict(list)
-    for src, dst, _ in edges:
-        out_list[src].append(dst)
-        in_list[dst].append(dst)  # getSrcId() of dst's IN edge is dst itself
-    degree = {v: len(out_list[v]) + len(in_list[v]) for v in vertices}
-    core = dict(degree)
-    active = dict.fromkeys(vertices, True)
-    status = dict.fromkeys(vertices, "INIT")
-
-    def send_all(v: int, inbox: dict[int, list[int]]) -> None:
-        for other in out_list[v] + in_list[v]:
-            if other in exists:
-                inbox[other].append(1)
-
-    inbox: dict[int, list[int]] = defaultdict(list)
-    for v in vertices:  # iteration 1
-        send_all(v, inbox)
-        inbox[v].append(0)
-    for _ in range(2, min(max_iterations, bound) + 1):
-        if not inbox:
-            break
-        nxt: dict[int, list[int]] = defaultdict(list)
-        for v, messages in inbox.items():
-            if not active[v]:
-                continue
-            count = sum(m for m in messages if m > 0)
-            remove = count < k
-            new = 0 if remove else count
-            if new != core[v] and remove and status[v] != "REMOVED":
-                status[v] = "REMOVED"
-            core[v] = new
-            active[v] = not remove
-            if active[v]:
-                send_all(v, nxt)
-            nxt[v].append(0)
-        inbox = nxt
-    return {v: (degree[v], degree[v], status[v]) for v in vertices}
+    first_run = GeaFlowKCore(k, min(max_iterations, bound))
+    rows, _ = first_run.run(vertices, [(src, dst) for src, dst, _ in edges])
+    return rows
 
 
 def greatest_fixed_point(vertices: list[int], edges: list[Edge], k: int) -> set[int]:

@@ -49,7 +49,7 @@ from ..iteration import iterate
 from ..local_graph import LocalGraph
 from ..options import RunOptions, options_of
 from ..registry import register_algorithm
-from .incremental import collect_delta, output_frame
+from .incremental import SeenIds, collect_delta, output_frame
 from .kcore_peeling import NEVER, full_peel, repeel
 
 INIT = "INIT"
@@ -234,35 +234,16 @@ class Growth:
 
 
 @dataclass
-class SeenGraph:
+class SeenGraph(SeenIds):
     """Every id a call site has seen (vertices and edge endpoints), its edges
     in node indices, their counts, and the drop rounds of the last run."""
 
-    ids: list[Any] = field(default_factory=list)
-    index: dict[Any, int] = field(default_factory=dict)
     is_vertex: np.ndarray = field(default_factory=lambda: np.zeros(0, dtype=bool))
     src: np.ndarray = field(default_factory=lambda: np.zeros(0, dtype=np.int64))
     dst: np.ndarray = field(default_factory=lambda: np.zeros(0, dtype=np.int64))
     out_count: np.ndarray = field(default_factory=lambda: np.zeros(0, dtype=np.int64))
     in_count: np.ndarray = field(default_factory=lambda: np.zeros(0, dtype=np.int64))
     drop: np.ndarray | None = None
-
-    @property
-    def n(self) -> int:
-        return len(self.ids)
-
-    def id_array(self) -> np.ndarray:
-        values = np.array(self.ids, dtype=object)
-        if self.ids and all(isinstance(v, int) for v in self.ids):
-            return values.astype(np.int64)
-        return values
-
-    def node(self, vid: Any) -> int:
-        at = self.index.get(vid)
-        if at is None:
-            at = self.index[vid] = len(self.ids)
-            self.ids.append(vid)
-        return at
 
     def add(self, delta: Any) -> Growth:
         before = self.n

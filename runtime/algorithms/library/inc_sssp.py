@@ -18,7 +18,7 @@ from typing import Any
 import numpy as np
 
 from ..base import AlgorithmGraph
-from .kcore_peeling import by_row, gather
+from .incremental import SeenIds, csr, gather
 
 UNREACHED = -1
 
@@ -57,29 +57,14 @@ def collect_labeled_delta(graph: AlgorithmGraph) -> LabeledDelta:
 
 
 @dataclass
-class HopState:
+class HopState(SeenIds):
     """What a call site has seen and the distances of its last run."""
 
-    ids: list[Any] = field(default_factory=list)
-    index: dict[Any, int] = field(default_factory=dict)
     runs: np.ndarray = field(default_factory=lambda: np.zeros(0, dtype=bool))
     src: np.ndarray = field(default_factory=lambda: np.zeros(0, dtype=np.int64))
     dst: np.ndarray = field(default_factory=lambda: np.zeros(0, dtype=np.int64))
     usable: np.ndarray = field(default_factory=lambda: np.zeros(0, dtype=bool))
     dist: np.ndarray = field(default_factory=lambda: np.zeros(0, dtype=np.int64))
-
-    def node(self, vid: Any) -> int:
-        at = self.index.get(vid)
-        if at is None:
-            at = self.index[vid] = len(self.ids)
-            self.ids.append(vid)
-        return at
-
-    def id_array(self) -> np.ndarray:
-        values = np.array(self.ids, dtype=object)
-        if self.ids and all(isinstance(v, int) for v in self.ids):
-            return values.astype(np.int64)
-        return values
 
     def advance(
         self,
@@ -99,8 +84,7 @@ class HopState:
         )
         new_src = [self.node(v) for v in delta.src[keep_edge].tolist()]
         new_dst = [self.node(v) for v in delta.dst[keep_edge].tolist()]
-        n = len(self.ids)
-        grown = n - len(self.runs)
+        grown = self.n - len(self.runs)
         self.runs = np.concatenate([self.runs, np.zeros(grown, dtype=bool)])
         self.runs[np.array(runs_now, dtype=np.int64)] = True
         self.dist = np.concatenate([self.dist, np.full(grown, UNREACHED, dtype=np.int64)])
@@ -140,7 +124,7 @@ class HopState:
 
     def _relax(self, improved: np.ndarray, max_depth: int) -> None:
         """Pass shorter distances on, one level at a time (a breadth-first wave)."""
-        out_ptr, out_dst = by_row(self.src[self.usable], self.dst[self.usable], len(self.ids))
+        out_ptr, out_dst = csr(self.src[self.usable], self.dst[self.usable], self.n)
         pending = improved
         while len(pending):
             level = int(self.dist[pending].min())

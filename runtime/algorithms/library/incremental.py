@@ -107,19 +107,23 @@ class Growth:
 
 
 @dataclass
-class GrowingGraph:
-    """Vertices (node index = order of arrival) and the edges between them."""
+class SeenIds:
+    """Every id a call site has seen, in order of first sight: node index = position."""
 
     ids: list[Any] = field(default_factory=list)
     index: dict[Any, int] = field(default_factory=dict)
-    src: np.ndarray = field(default_factory=lambda: np.zeros(0, dtype=np.int64))
-    dst: np.ndarray = field(default_factory=lambda: np.zeros(0, dtype=np.int64))
-    # Edges with an endpoint that is not a vertex yet, as raw ids.
-    pending: list[tuple[Any, Any]] = field(default_factory=list)
 
     @property
     def n(self) -> int:
         return len(self.ids)
+
+    def node(self, vid: Any) -> int:
+        """The node index of ``vid``, given the next one if it is new."""
+        at = self.index.get(vid)
+        if at is None:
+            at = self.index[vid] = len(self.ids)
+            self.ids.append(vid)
+        return at
 
     def id_array(self) -> np.ndarray:
         values = np.array(self.ids, dtype=object)
@@ -127,12 +131,20 @@ class GrowingGraph:
             return values.astype(np.int64)
         return values
 
+
+@dataclass
+class GrowingGraph(SeenIds):
+    """Vertices (node index = order of arrival) and the edges between them."""
+
+    src: np.ndarray = field(default_factory=lambda: np.zeros(0, dtype=np.int64))
+    dst: np.ndarray = field(default_factory=lambda: np.zeros(0, dtype=np.int64))
+    # Edges with an endpoint that is not a vertex yet, as raw ids.
+    pending: list[tuple[Any, Any]] = field(default_factory=list)
+
     def add(self, delta: Delta) -> Growth:
         growth = Growth(self.n, len(self.src))
         for vid in delta.vertices.tolist():
-            if vid not in self.index:
-                self.index[vid] = len(self.ids)
-                self.ids.append(vid)
+            self.node(vid)
         candidates = self.pending + list(zip(delta.src.tolist(), delta.dst.tolist(), strict=True))
         joined_src: list[int] = []
         joined_dst: list[int] = []
@@ -170,6 +182,18 @@ def csr(keys: np.ndarray, values: np.ndarray, n: int) -> tuple[np.ndarray, np.nd
     indptr = np.zeros(n + 1, dtype=np.int64)
     np.cumsum(np.bincount(keys, minlength=n), out=indptr[1:])
     return indptr, values[order]
+
+
+def gather(
+    indptr: np.ndarray, values: np.ndarray, rows: np.ndarray
+) -> tuple[np.ndarray, np.ndarray]:
+    """The CSR entries of ``rows``: (position in ``rows`` of each entry, its value)."""
+    starts = indptr[rows]
+    lengths = indptr[rows + 1] - starts
+    total = int(lengths.sum())
+    owner = np.repeat(np.arange(len(rows)), lengths)
+    offsets = np.repeat(starts - np.cumsum(lengths) + lengths, lengths)
+    return owner, values[offsets + np.arange(total)]
 
 
 def output_frame(graph: AlgorithmGraph, algorithm: BuiltinAlgorithm, columns: list[Any]) -> Any:

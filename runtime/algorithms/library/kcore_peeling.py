@@ -19,6 +19,8 @@ from __future__ import annotations
 import numpy as np
 import scipy.sparse as sp
 
+from .incremental import csr, gather
+
 # The drop round of a vertex that is never deactivated.
 NEVER = np.iinfo(np.int64).max
 
@@ -51,26 +53,6 @@ def full_peel(
     return drop
 
 
-def gather(
-    indptr: np.ndarray, values: np.ndarray, rows: np.ndarray
-) -> tuple[np.ndarray, np.ndarray]:
-    """The CSR entries of ``rows``: (position in ``rows`` of each entry, its value)."""
-    starts = indptr[rows]
-    lengths = indptr[rows + 1] - starts
-    total = int(lengths.sum())
-    owner = np.repeat(np.arange(len(rows)), lengths)
-    offsets = np.repeat(starts - np.cumsum(lengths) + lengths, lengths)
-    return owner, values[offsets + np.arange(total)]
-
-
-def by_row(keys: np.ndarray, values: np.ndarray, n: int) -> tuple[np.ndarray, np.ndarray]:
-    """``values`` grouped by ``keys`` (0..n-1) as a CSR (indptr, values)."""
-    order = np.argsort(keys, kind="stable")
-    indptr = np.zeros(n + 1, dtype=np.int64)
-    np.cumsum(np.bincount(keys, minlength=n), out=indptr[1:])
-    return indptr, values[order]
-
-
 def repeel(
     old_drop: np.ndarray,
     fresh: np.ndarray,
@@ -99,8 +81,8 @@ def repeel(
     open_ = np.flatnonzero(fresh)
     if not len(waiting) and not len(open_):
         return drop
-    in_ptr, in_src = by_row(real_dst, real_src, n)
-    out_ptr, out_dst = by_row(real_src, real_dst, n)
+    in_ptr, in_src = csr(real_dst, real_src, n)
+    out_ptr, out_dst = csr(real_src, real_dst, n)
     finite = old[(old != NEVER) & (old > 0)]
     last_old = int(finite.max()) if len(finite) else 0
     for t in range(1, rounds + 1):
