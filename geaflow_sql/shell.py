@@ -278,40 +278,45 @@ class Shell:
         """The UI thread while a statement runs: print results, draw progress, cancel on Ctrl-C."""
         progress = _Progress(self, started)
         last_cancel = 0.0
-        while True:
-            try:
+        interrupted = threading.Event()
+        with _sigint_sets(interrupted):
+            while True:
                 try:
-                    kind, payload = events.get(timeout=0.1)
-                except queue.Empty:
-                    if cancel.is_set():
-                        # Spark cancels only running jobs: repeat until the statement stops.
-                        if time.monotonic() - last_cancel > 0.5:
-                            self.session.cancel()
-                            last_cancel = time.monotonic()
-                    else:
-                        progress.draw()
-                    continue
-                progress.clear()
-                if kind == "done":
-                    return
-                if kind == "result":
-                    self._print_result(*payload)
-                elif kind == "error":
-                    if isinstance(payload, CancelledError) or (
-                        cancel.is_set() and isinstance(payload, ExecutionError)
-                    ):
-                        self._error_line(f"cancelled after {time.monotonic() - started:.1f} s")
-                    else:
-                        self._print_error(payload, text, source)
-                elif kind == "internal":
-                    self._print_internal(payload)
-            except KeyboardInterrupt:
-                progress.clear()
-                if not cancel.is_set():
-                    cancel.set()
-                    self._say("cancelling…")
-                self.session.cancel()
-                last_cancel = time.monotonic()
+                    if interrupted.is_set():
+                        interrupted.clear()
+                        progress.clear()
+                        if not cancel.is_set():
+                            cancel.set()
+                            self._say("cancelling…")
+                        self.session.cancel()
+                        last_cancel = time.monotonic()
+                    try:
+                        kind, payload = events.get(timeout=0.1)
+                    except queue.Empty:
+                        if cancel.is_set():
+                            # Spark cancels only running jobs: repeat until the statement stops.
+                            if time.monotonic() - last_cancel > 0.5:
+                                self.session.cancel()
+                                last_cancel = time.monotonic()
+                        else:
+                            progress.draw()
+                        continue
+                    progress.clear()
+                    if kind == "done":
+                        return
+                    if kind == "result":
+                        self._print_result(*payload)
+                    elif kind == "error":
+                        if isinstance(payload, CancelledError) or (
+                            cancel.is_set() and isinstance(payload, ExecutionError)
+                        ):
+                            self._error_line(f"cancelled after {time.monotonic() - started:.1f} s")
+                        else:
+                            self._print_error(payload, text, source)
+                    elif kind == "internal":
+                        self._print_internal(payload)
+                except KeyboardInterrupt:  # SIGINT outside the main thread's handler
+                    interrupted.set()
 
     # -------------------------------------------------------------- printing
     def _print_result(self, result: Any, table: Any, seconds: float) -> None:
@@ -634,6 +639,49 @@ def _page(text: str) -> bool:
         except OSError:
             return False
     return True
+
+
+@contextlib.contextmanager
+def _sigint_sets(flag: threading.Event) -> Iterator[None]:
+    """While a statement runs, Ctrl-C sets ``flag`` instead of raising KeyboardInterrupt.
+
+    A KeyboardInterrupt raised in the middle of a py4j call (the progress bar asks
+    Spark for task counts ten times a second) breaks that call's connection and makes
+    py4j log a traceback to the terminal; a flag read by the UI loop interrupts nothing.
+    """
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    previous = signal.signal(signal.SIGINT, lambda _signum, _frame: flag.set())
+    try:
+        with _no_control_echo():
+            yield
+    finally:
+        signal.signal(signal.SIGINT, previous)
+
+
+@contextlib.contextmanager
+def _no_control_echo() -> Iterator[None]:
+    """Keep the terminal from echoing ``^C`` into the middle of the shell's own output."""
+    try:
+        import termios
+    except ImportError:  # not a POSIX terminal
+        yield
+        return
+    try:
+        fd = sys.stdin.fileno()
+        saved = termios.tcgetattr(fd)
+        quiet = list(saved)
+        quiet[3] = saved[3] & ~termios.ECHOCTL
+        termios.tcsetattr(fd, termios.TCSANOW, quiet)
+    except (OSError, ValueError, termios.error):  # stdin is not a terminal
+        yield
+        return
+    try:
+        yield
+    finally:
+        with contextlib.suppress(termios.error):
+            termios.tcsetattr(fd, termios.TCSANOW, saved)
 
 
 @contextlib.contextmanager
