@@ -27,10 +27,26 @@ def _find(df_cols: list[str], name: str) -> str | None:
     return None
 
 
+def _ident(name: str) -> str:
+    return "`" + name.replace("`", "``") + "`"
+
+
+def _text(value: str) -> str:
+    return "'" + value.replace("\\", "\\\\").replace("'", "\\'") + "'"
+
+
+def _cast(source: str | None, spark_type: str) -> str:
+    return f"CAST({_ident(source) if source is not None else 'NULL'} AS {spark_type})"
+
+
+# The values are built as one SQL expression (``selectExpr``) rather than a tree
+# of Columns: each Column method is a py4j round trip, and a MATCH reads these
+# values once per vertex and hop, so on small graphs the round trips cost more
+# than the Spark job.
+
+
 def vertex_values(ctx: Any, graph: Any, labels: tuple[str, ...], vtype: T.StructType) -> Any:
     """DataFrame with one struct column ``v`` per vertex of the given labels."""
-    from pyspark.sql import functions as F
-
     infos = [graph.vertex(lab) for lab in labels] if labels else list(graph.vertices)
     frames = []
     for info in infos:
@@ -40,19 +56,15 @@ def vertex_values(ctx: Any, graph: Any, labels: tuple[str, ...], vtype: T.Struct
         for f in vtype.fields:
             spark_type = T.spark_sql_type(f.type)
             if f.name == T.VERTEX_ID_FIELD:
-                src = _find(cols, info.id_field)
-                parts.append(F.col(f"`{src}`").cast(spark_type).alias(f.name))
+                value = _cast(_find(cols, info.id_field), spark_type)
             elif f.name == T.LABEL_FIELD:
-                parts.append(F.lit(info.label).alias(f.name))
+                value = _text(info.label)
             else:
                 src = _find(cols, f.name)
-                value = (
-                    F.col(f"`{src}`")
-                    if src is not None and src.lower() != info.id_field.lower()
-                    else F.lit(None)
-                )
-                parts.append(value.cast(spark_type).alias(f.name))
-        frames.append(df.select(F.struct(*parts).alias("v")))
+                keep = src is not None and src.lower() != info.id_field.lower()
+                value = _cast(src if keep else None, spark_type)
+            parts.append(f"{value} AS {_ident(f.name)}")
+        frames.append(df.selectExpr(f"struct({', '.join(parts)}) AS v"))
     if not frames:
         from pyspark.sql import types as ST
 
@@ -69,16 +81,14 @@ def edge_values(
     ctx: Any, graph: Any, labels: tuple[str, ...], etype: T.StructType, direction: str
 ) -> Any:
     """DataFrame with one struct column ``e``: edges as seen from their ``~src``."""
-    from pyspark.sql import functions as F
-
     infos = [graph.edge(lab) for lab in labels] if labels else list(graph.edges)
     frames = []
     directions = ["OUT", "IN"] if direction == "BOTH" else [direction]
     for info in infos:
         df = ctx.stores.frame(ctx, graph, info.label, False)
         cols = df.columns
-        src_col = F.col(f"`{_find(cols, info.src_field)}`")
-        dst_col = F.col(f"`{_find(cols, info.dst_field)}`")
+        src_col = _find(cols, info.src_field)
+        dst_col = _find(cols, info.dst_field)
         keys = {info.src_field.lower(), info.dst_field.lower(), (info.ts_field or "").lower()}
         for d in directions:
             first, second = (src_col, dst_col) if d == "OUT" else (dst_col, src_col)
@@ -86,26 +96,22 @@ def edge_values(
             for f in etype.fields:
                 spark_type = T.spark_sql_type(f.type)
                 if f.name == T.EDGE_SRC_FIELD:
-                    parts.append(first.cast(spark_type).alias(f.name))
+                    value = _cast(first, spark_type)
                 elif f.name == T.EDGE_DST_FIELD:
-                    parts.append(second.cast(spark_type).alias(f.name))
+                    value = _cast(second, spark_type)
                 elif f.name == T.LABEL_FIELD:
-                    parts.append(F.lit(info.label).alias(f.name))
+                    value = _text(info.label)
                 elif f.name == T.EDGE_DIRECTION_FIELD:
-                    parts.append(F.lit(d).alias(f.name))
+                    value = _text(d)
                 elif f.name == T.EDGE_TS_FIELD:
                     src = _find(cols, info.ts_field) if info.ts_field else None
-                    value = F.col(f"`{src}`") if src else F.lit(None)
-                    parts.append(value.cast(spark_type).alias(f.name))
+                    value = _cast(src, spark_type)
                 else:
                     src = _find(cols, f.name)
-                    value = (
-                        F.col(f"`{src}`")
-                        if src is not None and src.lower() not in keys
-                        else F.lit(None)
-                    )
-                    parts.append(value.cast(spark_type).alias(f.name))
-            frames.append(df.select(F.struct(*parts).alias("e")))
+                    keep = src is not None and src.lower() not in keys
+                    value = _cast(src if keep else None, spark_type)
+                parts.append(f"{value} AS {_ident(f.name)}")
+            frames.append(df.selectExpr(f"struct({', '.join(parts)}) AS e"))
     if not frames:
         from pyspark.sql import types as ST
 
