@@ -649,15 +649,8 @@ def _sigint_sets(flag: threading.Event) -> Iterator[None]:
     Spark for task counts ten times a second) breaks that call's connection and makes
     py4j log a traceback to the terminal; a flag read by the UI loop interrupts nothing.
     """
-    if threading.current_thread() is not threading.main_thread():
+    with _on_sigint(lambda _signum, _frame: flag.set()), _no_control_echo():
         yield
-        return
-    previous = signal.signal(signal.SIGINT, lambda _signum, _frame: flag.set())
-    try:
-        with _no_control_echo():
-            yield
-    finally:
-        signal.signal(signal.SIGINT, previous)
 
 
 @contextlib.contextmanager
@@ -686,10 +679,17 @@ def _no_control_echo() -> Iterator[None]:
 
 @contextlib.contextmanager
 def _ignoring_sigint() -> Iterator[None]:
+    with _on_sigint(signal.SIG_IGN):
+        yield
+
+
+@contextlib.contextmanager
+def _on_sigint(handler: Any) -> Iterator[None]:
+    """SIGINT goes to ``handler`` for a while (only the main thread may set handlers)."""
     if threading.current_thread() is not threading.main_thread():
         yield
         return
-    previous = signal.signal(signal.SIGINT, signal.SIG_IGN)
+    previous = signal.signal(signal.SIGINT, handler)
     try:
         yield
     finally:

@@ -11,7 +11,10 @@ from __future__ import annotations
 
 from typing import Any
 
+from sqlglot import exp
+
 from geaflow_sql import types as T
+from planner.dialect import to_spark_sql
 from planner.graph_nodes import EdgeMatch, GraphAlgorithm, GraphLabelScan, VertexMatch
 from runtime.expressions import column
 from runtime.scheduler import run_iteration
@@ -28,11 +31,11 @@ def _find(df_cols: list[str], name: str) -> str | None:
 
 
 def _ident(name: str) -> str:
-    return "`" + name.replace("`", "``") + "`"
+    return to_spark_sql(exp.to_identifier(name, quoted=True))
 
 
 def _text(value: str) -> str:
-    return "'" + value.replace("\\", "\\\\").replace("'", "\\'") + "'"
+    return to_spark_sql(exp.Literal.string(value))
 
 
 def _cast(source: str | None, spark_type: str) -> str:
