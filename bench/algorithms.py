@@ -34,7 +34,7 @@ def make_graph(spark: Any, edges: int) -> Any:
     """An AlgorithmGraph with ``edges`` random edges over ``edges // 10`` vertices, cached."""
     from pyspark.sql import functions as F
 
-    from geaflow_sql import types as T
+    from geaflow_sql.core import types as T
     from runtime.algorithms.base import AlgorithmGraph
 
     n = max(10, edges // 10)
@@ -58,7 +58,7 @@ def timed_run(
     """Best of ``repeat`` runs, and the last run's output (cached)."""
     from types import SimpleNamespace
 
-    from geaflow_sql.config import Config
+    from geaflow_sql.core.config import Config
     from runtime.algorithms.registry import algorithm_named
 
     config = Config({"geaflow.dsl.algorithm.engine": engine})
@@ -78,7 +78,7 @@ def timed_run(
 
 def kernel_seconds(local_graph: Any, name: str, args: list[Any]) -> float:
     """The local kernel alone (numpy/scipy on a graph already in memory)."""
-    from geaflow_sql import types as T
+    from geaflow_sql.core import types as T
     from runtime.algorithms.registry import algorithm_named
 
     algorithm = algorithm_named(name)

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from .errors import (
+from .core.errors import (
     CatalogError,
     ConfigError,
     DataError,

@@ -18,7 +18,7 @@ import sys
 import time
 from typing import Any
 
-from .errors import GeaflowError
+from .core.errors import GeaflowError
 
 
 def parse_conf(items: list[str] | None) -> dict[str, str]:

@@ -7,7 +7,7 @@ from typing import Any
 
 from planner.statements import InfoStatement
 
-from .errors import CatalogError
+from .core.errors import CatalogError
 from .results import StatementResult
 
 
@@ -47,7 +47,7 @@ def show(session: Any, st: InfoStatement) -> StatementResult:
         if st.what:
             items = [(k, v) for k, v in items if k == st.what]
             if not items:
-                from .config import KNOWN_KEYS
+                from .core.config import KNOWN_KEYS
 
                 known = KNOWN_KEYS.get(st.what)
                 items = [(st.what, known.default if known else "(not set)")]

@@ -25,7 +25,7 @@ from typing import Any
 from IPython.core.error import UsageError
 from IPython.core.magic import Magics, line_cell_magic, magics_class
 
-from .errors import GeaflowError
+from .core.errors import GeaflowError
 
 _lock = threading.Lock()
 _session: Any = None

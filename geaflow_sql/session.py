@@ -31,9 +31,9 @@ from planner.statements import (
     SessionChange,
 )
 
-from .catalog import Catalog, GraphInfo, TableInfo
-from .config import Config
-from .errors import ConfigError, GeaflowError, ValidationError
+from .core.catalog import Catalog, GraphInfo, TableInfo
+from .core.config import Config
+from .core.errors import ConfigError, GeaflowError, ValidationError
 from .results import QueryResult, StatementResult
 
 
@@ -332,7 +332,7 @@ class Session:
         if change.action == "drop":
             dropped = catalog.drop(kind.upper(), change.name)
             if not dropped and not change.if_not_exists:
-                from .errors import CatalogError
+                from .core.errors import CatalogError
 
                 raise CatalogError(f"unknown {kind} {'.'.join(change.name)!r}")
             if kind == "graph":

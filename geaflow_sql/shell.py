@@ -29,7 +29,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, TextIO
 
-from .errors import CancelledError, ConfigError, ExecutionError, GeaflowError
+from .core.errors import CancelledError, ConfigError, ExecutionError, GeaflowError
 
 HISTORY_ENV = "GEAFLOW_SQL_HISTORY"
 DEFAULT_HISTORY = "~/.geaflow_sql_history"
@@ -426,7 +426,7 @@ class Shell:
                 return []
 
         def config_keys() -> list[str]:
-            from .config import KNOWN_KEYS
+            from .core.config import KNOWN_KEYS
 
             return sorted(KNOWN_KEYS)
 

@@ -37,7 +37,7 @@ from sqlalchemy.engine.interfaces import (
 )
 from sqlalchemy.sql import compiler
 
-from . import types as T
+from .core import types as T
 from .shell_syntax import TYPE_NAMES, keywords
 
 # GeaFlow writes OFFSET only after a LIMIT, so an OFFSET alone gets a LIMIT no result reaches;

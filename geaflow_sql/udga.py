@@ -153,7 +153,7 @@ class AlgorithmUserFunction:
 
     def output_schema(self, id_type: Any) -> list[tuple[str, Any]]:
         """(name, GeaFlow type) of each output column."""
-        from geaflow_sql import types as T
+        from geaflow_sql.core import types as T
 
         out = []
         for name, type_name in self.output:

@@ -777,7 +777,7 @@ class TreeBuilder(Transformer):
                         span=last.span.merge(ts_span),
                     )
                 else:
-                    from geaflow_sql.errors import ParseError
+                    from geaflow_sql.core.errors import ParseError
 
                     raise ParseError("TIMESTAMP(...) must follow an edge definition", span=ts_span)
         return s.CreateGraph(

@@ -14,7 +14,7 @@ from lark.exceptions import (
     VisitError,
 )
 
-from geaflow_sql.errors import GeaflowError, ParseError
+from geaflow_sql.core.errors import GeaflowError, ParseError
 
 from . import syntax as s
 from .builder import TreeBuilder

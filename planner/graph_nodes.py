@@ -18,7 +18,7 @@ from typing import Any
 
 from sqlglot import exp
 
-from geaflow_sql.catalog import GraphInfo
+from geaflow_sql.core.catalog import GraphInfo
 
 from .expressions import render
 from .logical import Field, LogicalNode, Schema, names_of

@@ -13,7 +13,7 @@ from typing import Any
 
 from sqlglot import exp
 
-from geaflow_sql.catalog import GraphInfo, TableInfo
+from geaflow_sql.core.catalog import GraphInfo, TableInfo
 
 from .expressions import render
 

@@ -13,7 +13,7 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
-from geaflow_sql.config import OPTIMIZER_ENABLED, Config
+from geaflow_sql.core.config import OPTIMIZER_ENABLED, Config
 
 from .logical import LogicalNode
 from .rules import PHASES, Rule

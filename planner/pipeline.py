@@ -12,7 +12,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from geaflow_sql.config import TABLE_PARALLELISM, Config
+from geaflow_sql.core.config import TABLE_PARALLELISM, Config
 
 from .expressions import input_refs
 from .logical import (

@@ -7,8 +7,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from geaflow_sql.catalog import Catalog
-from geaflow_sql.config import PERSISTENT_ROOT, RESOURCE_ROOT, Config
+from geaflow_sql.core.catalog import Catalog
+from geaflow_sql.core.config import PERSISTENT_ROOT, RESOURCE_ROOT, Config
 
 
 @dataclass
@@ -79,7 +79,7 @@ class RuntimeContext:
     def user_function(self, name: str) -> Any:
         fn = self.user_functions.get(name.lower())
         if fn is None:
-            from geaflow_sql.errors import CatalogError
+            from geaflow_sql.core.errors import CatalogError
 
             raise CatalogError(f"unknown function {name}()")
         return fn

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import re
 
-from geaflow_sql.errors import CancelledError, DataError, ExecutionError, GeaflowError
+from geaflow_sql.core.errors import CancelledError, DataError, ExecutionError, GeaflowError
 
 _BAD_ROW = re.compile(r"GEAFLOW_BAD_ROW: (.*?)(?: SQLSTATE|\n|$)", re.S)
 

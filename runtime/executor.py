@@ -16,7 +16,7 @@ from typing import Any
 
 from sqlglot import exp
 
-from geaflow_sql.errors import GeaflowError, UnsupportedError
+from geaflow_sql.core.errors import GeaflowError, UnsupportedError
 from planner.explain import render_all
 from planner.logical import SINK_TYPES, LogicalNode, walk
 from planner.optimizer import OptimizeResult, optimize

@@ -17,7 +17,7 @@ import tempfile
 import threading
 from typing import Any
 
-from geaflow_sql.errors import ConfigError, ExecutionError
+from geaflow_sql.core.errors import ConfigError, ExecutionError
 
 _lock = threading.Lock()
 _shared: dict[str, Any] = {}

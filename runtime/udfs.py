@@ -16,7 +16,7 @@ import threading
 from collections.abc import Callable, Iterator
 from typing import Any
 
-from geaflow_sql import types as T
+from geaflow_sql.core import types as T
 
 _lock = threading.Lock()
 # spark name -> (UserFunction, result type, number of arguments)

@@ -14,9 +14,9 @@ from typing import Any
 
 import pytest
 
-from geaflow_sql import types as T
-from geaflow_sql.config import Config
-from geaflow_sql.errors import ConfigError
+from geaflow_sql.core import types as T
+from geaflow_sql.core.config import Config
+from geaflow_sql.core.errors import ConfigError
 from runtime.algorithms.base import AlgorithmGraph
 from runtime.algorithms.iteration import IterationTrace, iterate
 from runtime.algorithms.options import CheckpointPolicy

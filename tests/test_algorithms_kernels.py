@@ -14,9 +14,9 @@ from typing import Any
 import numpy as np
 import pytest
 
-from geaflow_sql import types as T
-from geaflow_sql.display import java_double
-from geaflow_sql.errors import ValidationError
+from geaflow_sql.core import types as T
+from geaflow_sql.core.errors import ValidationError
+from geaflow_sql.core.values import java_double
 from runtime.algorithms.local_graph import LocalGraph
 from runtime.algorithms.registry import algorithm_for_class, algorithm_named
 from runtime.algorithms.udga_runner import run_in_memory

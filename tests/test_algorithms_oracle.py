@@ -30,7 +30,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from geaflow_sql import types as T
+from geaflow_sql.core import types as T
 from runtime.algorithms.local_graph import LocalGraph
 from runtime.algorithms.registry import algorithm_named
 

@@ -7,9 +7,9 @@ from typing import Any
 
 import pytest
 
-from geaflow_sql import types as T
-from geaflow_sql.config import Config
-from geaflow_sql.errors import GeaflowError, ValidationError
+from geaflow_sql.core import types as T
+from geaflow_sql.core.config import Config
+from geaflow_sql.core.errors import GeaflowError, ValidationError
 from runtime.algorithms.base import AlgorithmGraph
 from runtime.algorithms.registry import user_algorithm
 from tests import udga_samples

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import pytest
 
-from geaflow_sql.errors import CatalogError, TypeMismatchError, ValidationError
+from geaflow_sql.core.errors import CatalogError, TypeMismatchError, ValidationError
 
 SCHEMA = (
     "CREATE TABLE users (id bigint, name varchar, age int)\n"

@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from geaflow_sql.errors import ConfigError
+from geaflow_sql.core.errors import ConfigError
 from tests.conftest import write
 
 EDGES = [(1, 2), (3, 4), (2, 3), (5, 6), (6, 7), (4, 5), (8, 9), (7, 8), (9, 1), (2, 6), (10, 1)]

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import pytest
 
-from geaflow_sql.errors import ConfigError, DataError
+from geaflow_sql.core.errors import ConfigError, DataError
 from tests.conftest import write
 
 

@@ -12,7 +12,7 @@ import math
 
 import pytest
 
-from geaflow_sql.errors import ValidationError
+from geaflow_sql.core.errors import ValidationError
 
 
 @pytest.fixture(scope="module")

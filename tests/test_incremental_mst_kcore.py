@@ -24,9 +24,9 @@ import networkx as nx
 import numpy as np
 import pytest
 
-from geaflow_sql import types as T
-from geaflow_sql.config import Config
-from geaflow_sql.errors import ValidationError
+from geaflow_sql.core import types as T
+from geaflow_sql.core.config import Config
+from geaflow_sql.core.errors import ValidationError
 from runtime.algorithms.base import AlgorithmGraph
 from runtime.algorithms.local_graph import LocalGraph
 from runtime.algorithms.registry import algorithm_named

@@ -17,7 +17,7 @@ from typing import Any
 
 import pytest
 
-from geaflow_sql.errors import ExecutionError
+from geaflow_sql.core.errors import ExecutionError
 from tests.conftest import write
 from tests.test_incremental_algorithms import NEVER, SPLIT, window_count, windows_of
 from tests.test_incremental_mst_kcore import Edge, java_bits, simulate_inc_mst

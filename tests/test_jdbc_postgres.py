@@ -22,7 +22,7 @@ from pathlib import Path
 
 import pytest
 
-from geaflow_sql.errors import GeaflowError
+from geaflow_sql.core.errors import GeaflowError
 
 DRIVER_JAR = "/usr/share/java/postgresql.jar"
 

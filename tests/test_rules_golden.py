@@ -30,8 +30,8 @@ from pathlib import Path
 
 import pytest
 
-from geaflow_sql.catalog import Catalog
-from geaflow_sql.config import Config
+from geaflow_sql.core.catalog import Catalog
+from geaflow_sql.core.config import Config
 from grammar.parser import parse
 from planner.binder import BindContext, StatementBinder
 from planner.explain import render_logical

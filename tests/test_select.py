@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from geaflow_sql.errors import UnsupportedError, ValidationError
+from geaflow_sql.core.errors import UnsupportedError, ValidationError
 from tests.conftest import write
 
 USERS = "1,jim,20,bj\n2,kate,31,sh\n3,lucy,45,bj\n4,bob,18,\n5,tom,31,gz\n"

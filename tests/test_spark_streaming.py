@@ -88,7 +88,7 @@ def test_a_restarted_stream_continues_after_its_last_window(spark, tmp_path):
 def test_a_streaming_table_without_a_format_is_a_clear_error(session, tmp_path):
     import pytest
 
-    from geaflow_sql.errors import GeaflowError
+    from geaflow_sql.core.errors import GeaflowError
 
     with pytest.raises(GeaflowError, match="format"):
         session.execute(

@@ -8,7 +8,7 @@ from decimal import Decimal
 
 import pytest
 
-from geaflow_sql.errors import TypeMismatchError
+from geaflow_sql.core.errors import TypeMismatchError
 from tests.conftest import write
 
 COLUMNS = (

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import pytest
 
-from geaflow_sql.errors import CatalogError, ExecutionError
+from geaflow_sql.core.errors import CatalogError, ExecutionError
 
 FUNCTIONS = """
 CREATE FUNCTION greet AS 'tests.udf_samples.Greet';

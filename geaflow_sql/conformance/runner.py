@@ -28,7 +28,7 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
-from geaflow_sql.errors import GeaflowError
+from geaflow_sql.core.errors import GeaflowError
 
 ENV_PATH = "GEAFLOW_SQL_CONFORMANCE"
 PERSISTENT_KEYS = ("geaflow.file.persistent.root",)

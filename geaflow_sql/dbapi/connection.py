@@ -15,7 +15,7 @@ import weakref
 from collections.abc import Mapping
 from typing import Any
 
-from geaflow_sql.errors import GeaflowError, ParseError
+from geaflow_sql.core.errors import GeaflowError, ParseError
 from geaflow_sql.results import StatementResult
 
 from . import exceptions as exc

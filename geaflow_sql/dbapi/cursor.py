@@ -13,7 +13,7 @@ import collections
 from collections.abc import Iterable, Iterator, Sequence
 from typing import TYPE_CHECKING, Any
 
-from geaflow_sql import types as T
+from geaflow_sql.core import types as T
 from geaflow_sql.results import StatementResult
 
 from .exceptions import NotSupportedError, ProgrammingError

@@ -21,7 +21,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from geaflow_sql import errors as gerr
+from geaflow_sql.core import errors as gerr
 
 
 class Warning(Exception):  # noqa: A001 - the name PEP 249 requires

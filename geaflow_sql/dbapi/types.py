@@ -12,7 +12,7 @@ import datetime as _dt
 import time as _time
 from typing import Any
 
-from geaflow_sql import types as T
+from geaflow_sql.core import types as T
 
 
 class DBAPITypeObject:

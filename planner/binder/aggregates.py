@@ -14,8 +14,8 @@ from typing import Any
 
 from sqlglot import exp
 
-from geaflow_sql import types as T
-from geaflow_sql.errors import GeaflowError, ValidationError
+from geaflow_sql.core import types as T
+from geaflow_sql.core.errors import GeaflowError, ValidationError
 from grammar import syntax as s
 from planner.expressions import copy_typed, input_refs, ref, type_of
 from planner.functions import FunctionKind, builtin_aggregate

@@ -6,9 +6,9 @@ import itertools
 from dataclasses import dataclass, field
 from typing import Any
 
-from geaflow_sql.catalog import Catalog
-from geaflow_sql.config import Config
-from geaflow_sql.errors import GeaflowError
+from geaflow_sql.core.catalog import Catalog
+from geaflow_sql.core.config import Config
+from geaflow_sql.core.errors import GeaflowError
 
 
 @dataclass

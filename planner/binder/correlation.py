@@ -19,8 +19,8 @@ from typing import Any
 
 from sqlglot import exp
 
-from geaflow_sql import types as T
-from geaflow_sql.errors import GeaflowError
+from geaflow_sql.core import types as T
+from geaflow_sql.core.errors import GeaflowError
 from grammar import syntax as s
 from planner.expressions import input_refs
 

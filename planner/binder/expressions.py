@@ -14,8 +14,8 @@ from typing import Any
 
 from sqlglot import exp
 
-from geaflow_sql import types as T
-from geaflow_sql.errors import (
+from geaflow_sql.core import types as T
+from geaflow_sql.core.errors import (
     GeaflowError,
     TypeMismatchError,
     UnsupportedError,

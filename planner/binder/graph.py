@@ -16,10 +16,10 @@ from typing import Any
 
 from sqlglot import exp
 
-from geaflow_sql import types as T
-from geaflow_sql.catalog import GraphInfo
-from geaflow_sql.config import MATCH_OFFSET, MAX_OPEN_HOPS
-from geaflow_sql.errors import CatalogError, GeaflowError, UnsupportedError, ValidationError
+from geaflow_sql.core import types as T
+from geaflow_sql.core.catalog import GraphInfo
+from geaflow_sql.core.config import MATCH_OFFSET, MAX_OPEN_HOPS
+from geaflow_sql.core.errors import CatalogError, GeaflowError, UnsupportedError, ValidationError
 from grammar import syntax as s
 from planner.expressions import and_all, input_refs, ref, type_of, typed
 from planner.graph_nodes import EdgeMatch, GraphAlgorithm, GraphLabelScan, VertexMatch

@@ -12,8 +12,8 @@ from typing import Any
 
 from sqlglot import exp
 
-from geaflow_sql import types as T
-from geaflow_sql.errors import ValidationError
+from geaflow_sql.core import types as T
+from geaflow_sql.core.errors import ValidationError
 from grammar import syntax as s
 from planner.expressions import and_all, type_of, typed
 

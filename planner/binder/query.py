@@ -11,8 +11,8 @@ from typing import Any
 
 from sqlglot import exp
 
-from geaflow_sql import types as T
-from geaflow_sql.errors import CatalogError, GeaflowError, UnsupportedError, ValidationError
+from geaflow_sql.core import types as T
+from geaflow_sql.core.errors import CatalogError, GeaflowError, UnsupportedError, ValidationError
 from grammar import syntax as s
 from planner.dialect import template
 from planner.expressions import ref, ref_index, type_of, typed

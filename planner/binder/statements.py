@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from geaflow_sql import types as T
-from geaflow_sql.catalog import (
+from geaflow_sql.core import types as T
+from geaflow_sql.core.catalog import (
     ColumnInfo,
     EdgeTableInfo,
     FunctionInfo,
@@ -14,8 +14,8 @@ from geaflow_sql.catalog import (
     VertexTableInfo,
     ViewInfo,
 )
-from geaflow_sql.config import GRAPH_STORE_TYPE
-from geaflow_sql.errors import CatalogError, GeaflowError, TypeMismatchError, ValidationError
+from geaflow_sql.core.config import GRAPH_STORE_TYPE
+from geaflow_sql.core.errors import CatalogError, GeaflowError, TypeMismatchError, ValidationError
 from grammar import syntax as s
 from planner.expressions import ref, typed
 from planner.logical import CollectSink, Field, GraphSink, GraphWrite, Project, TableSink

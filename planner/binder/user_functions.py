@@ -15,9 +15,9 @@ import importlib
 from dataclasses import dataclass
 from typing import Any
 
-from geaflow_sql import types as T
-from geaflow_sql.catalog import FunctionInfo
-from geaflow_sql.errors import CatalogError, ValidationError
+from geaflow_sql.core import types as T
+from geaflow_sql.core.catalog import FunctionInfo
+from geaflow_sql.core.errors import CatalogError, ValidationError
 from geaflow_sql.udf import AggregateFunction, ScalarFunction, TableFunction
 from planner.functions import FunctionKind, resolve_class_name
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from geaflow_sql import types as T
+from geaflow_sql.core import types as T
 
 from .registry import AggregateSpec, register_aggregate
 

@@ -10,7 +10,7 @@ from typing import Any
 
 from sqlglot import exp
 
-from geaflow_sql import types as T
+from geaflow_sql.core import types as T
 
 from .helpers import array_of_first, cast, element_of_first, fixed, scalar, string, widest
 

@@ -27,8 +27,8 @@ from typing import Any
 
 from sqlglot import exp
 
-from geaflow_sql import types as T
-from geaflow_sql.errors import ValidationError
+from geaflow_sql.core import types as T
+from geaflow_sql.core.errors import ValidationError
 
 from ..dialect import template
 from .helpers import const_string, fixed, keep_dates_else_string, scalar, string

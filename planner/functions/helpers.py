@@ -13,7 +13,7 @@ from typing import Any
 
 from sqlglot import exp
 
-from geaflow_sql import types as T
+from geaflow_sql.core import types as T
 
 from ..dialect import template
 from .registry import ScalarSpec, register_scalar

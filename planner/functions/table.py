@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from geaflow_sql import types as T
+from geaflow_sql.core import types as T
 
 from .registry import TableFunctionSpec, register_table_function
 

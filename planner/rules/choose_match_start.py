@@ -29,7 +29,7 @@ from dataclasses import dataclass, replace
 
 from sqlglot import exp
 
-from geaflow_sql import types as T
+from geaflow_sql.core import types as T
 from planner.expressions import (
     and_all,
     conjuncts,

@@ -16,7 +16,7 @@ from typing import Any
 
 from sqlglot import exp
 
-from geaflow_sql import types as T
+from geaflow_sql.core import types as T
 from planner.expressions import copy_typed, type_of, typed
 from planner.logical import Filter, Join, LogicalNode, Project, TableScan
 

@@ -21,8 +21,8 @@ from dataclasses import replace
 
 from sqlglot import exp
 
-from geaflow_sql import types as T
-from geaflow_sql.catalog import GraphInfo
+from geaflow_sql.core import types as T
+from geaflow_sql.core.catalog import GraphInfo
 from planner.expressions import and_all, conjuncts, ref_index
 from planner.graph_nodes import EdgeMatch, VertexMatch
 from planner.logical import LogicalNode

@@ -33,8 +33,8 @@ from dataclasses import dataclass, replace
 
 from sqlglot import exp
 
-from geaflow_sql import types as T
-from geaflow_sql.catalog import EdgeTableInfo, GraphInfo
+from geaflow_sql.core import types as T
+from geaflow_sql.core.catalog import EdgeTableInfo, GraphInfo
 from planner.binder.expressions import cast_to
 from planner.expressions import (
     and_all,

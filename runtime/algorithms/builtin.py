@@ -22,8 +22,8 @@ from typing import Any
 
 import numpy as np
 
-from geaflow_sql import types as T
-from geaflow_sql.errors import ConfigError, ValidationError
+from geaflow_sql.core import types as T
+from geaflow_sql.core.errors import ConfigError, ValidationError
 
 from .base import Algorithm, AlgorithmGraph
 from .dist_graph import DistGraph, Needs

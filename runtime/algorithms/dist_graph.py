@@ -11,7 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from geaflow_sql import types as T
+from geaflow_sql.core import types as T
 
 from .local_graph import EDGE_PROP, KIND, LABEL, VERTEX_PROP, A, B
 

@@ -12,7 +12,7 @@ from typing import Any
 
 import numpy as np
 
-from geaflow_sql.errors import ValidationError
+from geaflow_sql.core.errors import ValidationError
 
 _INTEGER_BITS = {"TINYINT": 8, "SMALLINT": 16, "INTEGER": 32, "BIGINT": 64}
 
@@ -52,7 +52,7 @@ def java_string(value: Any) -> str:
     if isinstance(value, (bool, np.bool_)):
         return "true" if value else "false"
     if isinstance(value, (float, np.floating)):
-        from geaflow_sql.display import java_double
+        from geaflow_sql.core.values import java_double
 
         return java_double(float(value))
     return str(value)

@@ -156,7 +156,7 @@ class LocalGraph:
 
     @property
     def id_type_or_guess(self) -> Any:
-        from geaflow_sql import types as T
+        from geaflow_sql.core import types as T
 
         if self.id_type is not None:
             return self.id_type

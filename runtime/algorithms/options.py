@@ -1,6 +1,6 @@
 """How an algorithm call runs: engine, backend, iteration bound, checkpoints.
 
-The keys are declared in ``geaflow_sql.config`` (so SET, SHOW and the shell
+The keys are declared in ``geaflow_sql.core.config`` (so SET, SHOW and the shell
 know them); this module reads and checks them for one CALL.
 """
 
@@ -9,7 +9,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from geaflow_sql.config import (
+from geaflow_sql.core.config import (
     ALGORITHM_BACKEND,
     ALGORITHM_ENGINE,
     CHECKPOINT_DIR,
@@ -20,7 +20,7 @@ from geaflow_sql.config import (
     Config,
     Key,
 )
-from geaflow_sql.errors import ConfigError
+from geaflow_sql.core.errors import ConfigError
 
 ENGINE = ALGORITHM_ENGINE
 

@@ -25,8 +25,8 @@ from typing import Any
 
 import numpy as np
 
-from geaflow_sql import types as T
-from geaflow_sql.errors import ExecutionError, ValidationError
+from geaflow_sql.core import types as T
+from geaflow_sql.core.errors import ExecutionError, ValidationError
 from geaflow_sql.udga import AlgorithmContext, Edge, EdgeDirection, Vertex
 
 from .base import Algorithm, AlgorithmGraph

@@ -11,8 +11,8 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
 
-from geaflow_sql.catalog import TableInfo
-from geaflow_sql.errors import ConfigError
+from geaflow_sql.core.catalog import TableInfo
+from geaflow_sql.core.errors import ConfigError
 
 
 @dataclass(frozen=True)

@@ -5,7 +5,7 @@ from __future__ import annotations
 import sys
 from typing import Any
 
-from geaflow_sql.catalog import TableInfo
+from geaflow_sql.core.catalog import TableInfo
 
 from .base import Connector, register_connector
 from .file import collect_lines, option

@@ -18,10 +18,10 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-from geaflow_sql import types as T
-from geaflow_sql.catalog import TableInfo
-from geaflow_sql.config import Config
-from geaflow_sql.errors import ConfigError, DataError
+from geaflow_sql.core import types as T
+from geaflow_sql.core.catalog import TableInfo
+from geaflow_sql.core.config import Config
+from geaflow_sql.core.errors import ConfigError, DataError
 
 from .base import Connector, ReadRequest, register_connector
 from .text_format import field_parser, format_column, separator_regex

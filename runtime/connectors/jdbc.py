@@ -11,9 +11,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from geaflow_sql import types as T
-from geaflow_sql.catalog import TableInfo
-from geaflow_sql.errors import ConfigError, ExecutionError
+from geaflow_sql.core import types as T
+from geaflow_sql.core.catalog import TableInfo
+from geaflow_sql.core.errors import ConfigError, ExecutionError
 
 from .base import Connector, ReadRequest, register_connector
 from .file import option

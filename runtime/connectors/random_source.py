@@ -12,8 +12,8 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import Any
 
-from geaflow_sql import types as T
-from geaflow_sql.config import Config
+from geaflow_sql.core import types as T
+from geaflow_sql.core.config import Config
 
 from .base import Connector, ReadRequest, register_connector
 

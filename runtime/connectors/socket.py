@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from geaflow_sql.errors import UnsupportedError
+from geaflow_sql.core.errors import UnsupportedError
 
 from .base import Connector, ReadRequest, register_connector
 

@@ -16,7 +16,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from geaflow_sql import types as T
+from geaflow_sql.core import types as T
 
 _REGEX_META = ".$|()[]{}^?*+\\"
 

@@ -1,7 +1,7 @@
 """Graph operators: vertex/edge values from the stores, path expansion, algorithms.
 
 Vertex and edge values are structs of the graph's unified types (see
-``geaflow_sql.catalog.unified_type``).  Expanding a path joins the edges whose
+``geaflow_sql.core.catalog.unified_type``).  Expanding a path joins the edges whose
 ``~src`` is the path's current vertex; an edge taken against its direction is
 emitted reversed (``~src``/``~dst`` swapped, ``~direction = 'IN'``), so the
 next vertex is always the edge's ``~dst``.
@@ -13,7 +13,7 @@ from typing import Any
 
 from sqlglot import exp
 
-from geaflow_sql import types as T
+from geaflow_sql.core import types as T
 from planner.dialect import to_spark_sql
 from planner.graph_nodes import EdgeMatch, GraphAlgorithm, GraphLabelScan, VertexMatch
 from runtime.expressions import column

@@ -9,8 +9,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from geaflow_sql import types as T
-from geaflow_sql.errors import UnsupportedError
+from geaflow_sql.core import types as T
+from geaflow_sql.core.errors import UnsupportedError
 from planner.logical import (
     AggCall,
     Aggregate,

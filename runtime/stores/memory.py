@@ -9,8 +9,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from geaflow_sql import types as T
-from geaflow_sql.catalog import GraphInfo
+from geaflow_sql.core import types as T
+from geaflow_sql.core.catalog import GraphInfo
 
 
 def declared_schema(info: Any) -> Any:
@@ -70,7 +70,7 @@ def table_frame(ctx: Any, graph: GraphInfo, info: Any) -> Any:
 
     table = ctx.catalog.table((info.using,))
     if table is None:
-        from geaflow_sql.errors import CatalogError
+        from geaflow_sql.core.errors import CatalogError
 
         raise CatalogError(
             f"graph {graph.name}: table {info.using!r} of label {info.label} is gone"

@@ -21,8 +21,8 @@ import uuid
 from pathlib import Path
 from typing import Any
 
-from geaflow_sql.catalog import GraphInfo
-from geaflow_sql.errors import ExecutionError
+from geaflow_sql.core.catalog import GraphInfo
+from geaflow_sql.core.errors import ExecutionError
 
 from .memory import empty_frame, latest_vertices, table_frame, with_order
 
@@ -116,7 +116,7 @@ class PersistentStore:
         names = {c.lower(): c for c in df.columns}
         from pyspark.sql import functions as F
 
-        from geaflow_sql import types as T
+        from geaflow_sql.core import types as T
 
         cols = []
         for c in info.fields:

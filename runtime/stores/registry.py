@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from geaflow_sql.catalog import GraphInfo
+from geaflow_sql.core.catalog import GraphInfo
 
 from .memory import MemoryStore
 from .persistent import PersistentStore
@@ -60,7 +60,7 @@ class GraphStores:
         """Run a GraphSink: each row of ``df`` goes to every label the INSERT names."""
         from pyspark.sql import functions as F
 
-        from geaflow_sql import types as T
+        from geaflow_sql.core import types as T
 
         graph: GraphInfo = node.graph
         store = self.store(ctx, graph)

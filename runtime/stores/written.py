@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from geaflow_sql.catalog import GraphInfo
+from geaflow_sql.core.catalog import GraphInfo
 
 from .memory import empty_frame
 

@@ -26,7 +26,7 @@ from typing import Any
 
 from sqlglot import exp
 
-from geaflow_sql.config import SINK_SPLIT_LINE
+from geaflow_sql.core.config import SINK_SPLIT_LINE
 from planner.logical import (
     CollectSink,
     Correlate,

@@ -64,8 +64,8 @@ import weakref
 from dataclasses import dataclass
 from typing import Any
 
-from geaflow_sql import types as T
-from geaflow_sql.config import INCR_TRAVERSAL, INCR_TRAVERSAL_THRESHOLD, INCR_TRAVERSAL_WINDOW
+from geaflow_sql.core import types as T
+from geaflow_sql.core.config import INCR_TRAVERSAL, INCR_TRAVERSAL_THRESHOLD, INCR_TRAVERSAL_WINDOW
 from planner.expressions import is_deterministic, ref_index
 from planner.graph_nodes import EdgeMatch, VertexMatch
 from planner.logical import Aggregate, Filter, LogicalNode, Project

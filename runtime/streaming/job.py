@@ -25,9 +25,9 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from geaflow_sql.catalog import TableInfo
-from geaflow_sql.config import BATCH_PER_CHECKPOINT, JOB_CHECKPOINT_DIR
-from geaflow_sql.errors import ConfigError
+from geaflow_sql.core.catalog import TableInfo
+from geaflow_sql.core.config import BATCH_PER_CHECKPOINT, JOB_CHECKPOINT_DIR
+from geaflow_sql.core.errors import ConfigError
 from planner.graph_nodes import EdgeMatch, GraphAlgorithm, GraphLabelScan, VertexMatch
 from planner.logical import (
     SINK_TYPES,

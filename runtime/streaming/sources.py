@@ -19,9 +19,9 @@ import time
 from pathlib import Path
 from typing import Any
 
-from geaflow_sql.catalog import TableInfo
-from geaflow_sql.config import TIME_WINDOW_SIZE, WINDOW_SIZE, Config
-from geaflow_sql.errors import ConfigError, ExecutionError
+from geaflow_sql.core.catalog import TableInfo
+from geaflow_sql.core.config import TIME_WINDOW_SIZE, WINDOW_SIZE, Config
+from geaflow_sql.core.errors import ConfigError, ExecutionError
 from runtime.connectors.base import ReadRequest, connector_for, merged_options
 
 

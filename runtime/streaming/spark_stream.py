@@ -43,8 +43,8 @@ import time
 from pathlib import Path
 from typing import Any
 
-from geaflow_sql.catalog import TableInfo
-from geaflow_sql.errors import ConfigError, ExecutionError
+from geaflow_sql.core.catalog import TableInfo
+from geaflow_sql.core.errors import ConfigError, ExecutionError
 from runtime.connectors.base import merged_options
 from runtime.connectors.spark_source import select_columns, spark_options
 
@@ -110,7 +110,7 @@ class SparkStreamSource(WindowSource):
     def _schema(self) -> Any:
         from pyspark.sql import types as ST
 
-        from geaflow_sql import types as T
+        from geaflow_sql.core import types as T
 
         return ST.StructType(
             [ST.StructField(c.name, T.to_spark_type(c.type), True) for c in self.table.columns]
@@ -171,7 +171,7 @@ class SparkStreamSource(WindowSource):
     def _empty_schema(self) -> Any:
         from pyspark.sql import types as ST
 
-        from geaflow_sql import types as T
+        from geaflow_sql.core import types as T
 
         return ST.StructType(
             [

@@ -40,7 +40,7 @@ from typing import Any
 
 import numpy as np
 
-from geaflow_sql import types as T
+from geaflow_sql.core import types as T
 
 from ..base import AlgorithmGraph
 from ..builtin import ID, BuiltinAlgorithm, Output, Param

@@ -36,8 +36,8 @@ from typing import Any
 
 import numpy as np
 
-from geaflow_sql import types as T
-from geaflow_sql.errors import ExecutionError, ValidationError
+from geaflow_sql.core import types as T
+from geaflow_sql.core.errors import ExecutionError, ValidationError
 
 from ..base import AlgorithmGraph
 from ..builtin import ID, BuiltinAlgorithm, Output, Param

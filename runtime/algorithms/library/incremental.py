@@ -43,7 +43,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from geaflow_sql import types as T
+from geaflow_sql.core import types as T
 
 from ..base import AlgorithmGraph
 from ..builtin import ID, BuiltinAlgorithm, Output, Param

@@ -31,7 +31,7 @@ import numpy as np
 import scipy.sparse as sp
 from scipy.sparse import csgraph
 
-from geaflow_sql import types as T
+from geaflow_sql.core import types as T
 
 from ..base import AlgorithmGraph
 from ..builtin import ID, BuiltinAlgorithm, Output, Param

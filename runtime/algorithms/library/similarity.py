@@ -14,7 +14,7 @@ from typing import Any
 
 import numpy as np
 
-from geaflow_sql import types as T
+from geaflow_sql.core import types as T
 
 from ..builtin import ID, BuiltinAlgorithm, Output, Param
 from ..dist_graph import DistGraph

@@ -33,8 +33,8 @@ from typing import Any
 import numpy as np
 import scipy.sparse as sp
 
-from geaflow_sql import types as T
-from geaflow_sql.errors import ValidationError
+from geaflow_sql.core import types as T
+from geaflow_sql.core.errors import ValidationError
 
 from ..builtin import ID, BuiltinAlgorithm, Output, Param
 from ..dist_graph import DistGraph, Needs
