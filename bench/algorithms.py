@@ -79,10 +79,11 @@ def timed_run(
 def kernel_seconds(local_graph: Any, name: str, args: list[Any]) -> float:
     """The local kernel alone (numpy/scipy on a graph already in memory)."""
     from geaflow_sql.core import types as T
+    from runtime.algorithms.builtin import BuiltinAlgorithm
     from runtime.algorithms.registry import algorithm_named
 
     algorithm = algorithm_named(name)
-    assert algorithm is not None, name
+    assert isinstance(algorithm, BuiltinAlgorithm), name
     p = algorithm.bind(args, T.BIGINT)
     start = time.perf_counter()
     algorithm.local(local_graph, p, 64)

@@ -103,7 +103,7 @@ def timing(incremental: bool) -> Any:
 
     def run_statement(self: Any, st: Any) -> None:
         nodes = walk(st.prepared.plan)
-        calls = [n.algorithm.name for n in nodes if isinstance(n, GraphAlgorithm)]
+        calls = [n.name for n in nodes if isinstance(n, GraphAlgorithm)]
         kind = (
             "match"
             if any(isinstance(n, EdgeMatch) for n in nodes)

@@ -65,7 +65,6 @@ class Session:
         from runtime.stores import GraphStores
 
         self.stores = GraphStores()
-        self.user_functions: dict[str, Any] = {}
         self._closed = False
         self._tag_lock = threading.Lock()
         self.current_tag: str | None = None
@@ -166,13 +165,12 @@ class Session:
         rctx.config = self.config
         if not (job_started or is_windowed_plan(rctx, bound.root)):
             return None
-        return bound, prepare(bound.root, self.config, windowed=True)
+        return bound, prepare(bound.root, self.config, windowed=True, udfs=bound.udfs)
 
     def _run_windowed(
         self, items: list[tuple[s.Statement, Any, Any]], parsed: s.Script, rctx: Any
     ) -> Iterator[StatementResult]:
         from runtime.errors import translate
-        from runtime.executor import user_function_names
         from runtime.spark_adapter import tag_jobs, untag_jobs
         from runtime.streaming.job import WindowedJob
         from runtime.udfs import ensure_registered
@@ -181,7 +179,7 @@ class Session:
         rctx.spark = self.spark
         rctx.config = self.config
         for _, _, prepared in items:
-            ensure_registered(rctx.spark, user_function_names(prepared.plan))
+            ensure_registered(rctx.spark, prepared.udfs)
         job = WindowedJob(rctx, [(b, p) for _, b, p in items], parsed.text)
         tag = f"geaflow-sql-{uuid.uuid4().hex[:12]}"
         with self._tag_lock:
@@ -270,7 +268,6 @@ class Session:
             catalog=self.catalog,
             stores=self.stores,
             base_dir=self.base_dir,
-            user_functions=self.user_functions,
         )
 
     def _bind_context(self, parsed: s.Script, parameters: Any) -> BindContext:
@@ -280,7 +277,6 @@ class Session:
             parsed.text,
             parsed.source,
             parameters,
-            user_functions=self.user_functions,
         )
 
     def _run_statement(
@@ -378,7 +374,7 @@ class Session:
         from runtime.executor import prepare
 
         assert bound.root is not None
-        return prepare(bound.root, self.config)
+        return prepare(bound.root, self.config, udfs=bound.udfs)
 
     def _explain(self, bound: ExplainStatement, rctx: Any) -> StatementResult:
         from runtime.executor import explain_prepared

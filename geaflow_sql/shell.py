@@ -418,12 +418,9 @@ class Shell:
             )
 
         def algorithms() -> list[str]:
-            try:
-                from runtime.algorithms.registry import algorithm_names
+            from planner.algorithms import algorithm_names
 
-                return algorithm_names()
-            except Exception:  # the algorithm registry is optional for completion
-                return []
+            return algorithm_names()
 
         def config_keys() -> list[str]:
             from .core.config import KNOWN_KEYS

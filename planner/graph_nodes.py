@@ -20,6 +20,7 @@ from sqlglot import exp
 
 from geaflow_sql.core.catalog import GraphInfo
 
+from .algorithms import AlgorithmSignature
 from .expressions import render
 from .logical import Field, LogicalNode, Schema, names_of
 
@@ -165,15 +166,22 @@ class GraphLabelScan(LogicalNode):
 
 @dataclass(frozen=True, slots=True)
 class GraphAlgorithm(LogicalNode):
-    """``CALL name(args) YIELD (cols)`` over a graph: an iteration (cycle rounds)."""
+    """``CALL name(args) YIELD (cols)`` over a graph: an iteration (cycle rounds).
+
+    ``signature`` is what the call was bound against; ``function`` is the
+    user's loaded algorithm when the signature is user-defined."""
 
     graph: GraphInfo
-    name: str
+    signature: AlgorithmSignature
     args: tuple[Any, ...]
     fields_: Schema
-    algorithm: Any = None
+    function: Any = None  # planner.user_functions.UserFunction
 
     pipeline_kind = "ITERATOR"
+
+    @property
+    def name(self) -> str:
+        return self.signature.name
 
     @property
     def schema(self) -> Schema:
@@ -182,6 +190,3 @@ class GraphAlgorithm(LogicalNode):
     def explain_attrs(self) -> str:
         args = ", ".join(repr(a) for a in self.args)
         return f"graph={self.graph.name}, {self.name}({args})"
-
-    def __hash__(self) -> int:  # the algorithm object may not be hashable
-        return hash((self.graph, self.name, self.args, self.fields_))

@@ -171,7 +171,7 @@ class AggCall:
     distinct: bool
     type: Any
     constants: tuple[Any, ...] = ()
-    user_function: str | None = None  # catalog name of a user-defined aggregate
+    user_function: Any = None  # a user-defined aggregate (planner.user_functions.UserFunction)
 
     def __str__(self) -> str:
         inner = ", ".join(f"${a}" for a in self.args) or "*"

@@ -43,6 +43,8 @@ class PlanStatement(BoundStatement):
     root: LogicalNode | None = None
     kind: str = "query"  # query | insert
     target: str | None = None
+    # User scalar functions the plan calls (planner.user_functions.ScalarUdf).
+    udfs: tuple[Any, ...] = ()
 
 
 @dataclass(frozen=True)

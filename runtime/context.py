@@ -35,8 +35,6 @@ class RuntimeContext:
     # Text the console sink printed (also written to stdout).
     console: list[str] = field(default_factory=list)
     job_tag: str | None = None
-    # Loaded user functions (catalog name, lower-case -> UserFunction).
-    user_functions: dict[str, Any] = field(default_factory=dict)
     # The round of a windowed job being run (runtime.streaming.job.WindowState).
     window: Any = None
     # State incremental algorithms keep between windows (checkpointed).
@@ -75,14 +73,6 @@ class RuntimeContext:
         if self.window is None:
             return None
         return self.window.table_frame(table, cumulative=True)
-
-    def user_function(self, name: str) -> Any:
-        fn = self.user_functions.get(name.lower())
-        if fn is None:
-            from geaflow_sql.core.errors import CatalogError
-
-            raise CatalogError(f"unknown function {name}()")
-        return fn
 
     def resource_root(self) -> str:
         root = self.config.get_str(RESOURCE_ROOT)

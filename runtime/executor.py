@@ -14,11 +14,9 @@ import io
 from dataclasses import dataclass
 from typing import Any
 
-from sqlglot import exp
-
 from geaflow_sql.core.errors import GeaflowError, UnsupportedError
 from planner.explain import render_all
-from planner.logical import SINK_TYPES, LogicalNode, walk
+from planner.logical import SINK_TYPES, LogicalNode
 from planner.optimizer import OptimizeResult, optimize
 from planner.physical import ExecutionGraph, build_execution_graph
 from planner.pipeline import SINK, PipelineGraph, build_pipeline
@@ -33,46 +31,20 @@ class PreparedPlan:
     optimized: OptimizeResult
     pipeline: PipelineGraph
     execution: ExecutionGraph
+    udfs: tuple[Any, ...] = ()
 
     @property
     def plan(self) -> LogicalNode:
         return self.optimized.after
 
 
-def prepare(root: LogicalNode, config: Any, windowed: bool = False) -> PreparedPlan:
+def prepare(
+    root: LogicalNode, config: Any, windowed: bool = False, udfs: tuple[Any, ...] = ()
+) -> PreparedPlan:
     optimized = optimize(root, config)
     pipeline = build_pipeline(optimized.after, config)
     execution = build_execution_graph(pipeline, windowed)
-    return PreparedPlan(optimized, pipeline, execution)
-
-
-def user_function_names(plan: LogicalNode) -> set[str]:
-    names: set[str] = set()
-    for node in walk(plan):
-        for value in vars_of(node):
-            if isinstance(value, exp.Expression):
-                for a in value.find_all(exp.Anonymous):
-                    name = str(a.this)
-                    if name.startswith("geaflow_udf_"):
-                        names.add(name)
-    return names
-
-
-def vars_of(node: Any) -> list[Any]:
-    out: list[Any] = []
-    for name in getattr(node, "__dataclass_fields__", {}):
-        value = getattr(node, name)
-        if isinstance(value, exp.Expression):
-            out.append(value)
-        elif isinstance(value, tuple):
-            for v in value:
-                if isinstance(v, exp.Expression):
-                    out.append(v)
-                elif isinstance(v, tuple):
-                    out.extend(x for x in v if isinstance(x, exp.Expression))
-        elif hasattr(value, "args") and isinstance(getattr(value, "args", None), tuple):
-            out.extend(x for x in value.args if isinstance(x, exp.Expression))
-    return out
+    return PreparedPlan(optimized, pipeline, execution, udfs)
 
 
 class BatchCycle(ExecutionCycle):
@@ -120,7 +92,7 @@ def run_prepared(ctx: Any, prepared: PreparedPlan) -> Any:
     """Run a prepared plan; returns the result of its (single) sink."""
     from .udfs import ensure_registered
 
-    ensure_registered(ctx.spark, user_function_names(prepared.plan))
+    ensure_registered(ctx.spark, prepared.udfs)
     scheduler = CycleScheduler()
     cycle: ExecutionCycle = BatchCycle(ctx, prepared)
     try:

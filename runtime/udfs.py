@@ -1,9 +1,10 @@
 """Python user functions on Spark: scalar (row or pandas), aggregate, table.
 
-The binder registers each user scalar call here under a name unique to the
-class, the number of arguments and the result type; before a plan runs the
-runtime registers those names with the SparkSession, so the generated Spark
-SQL can call them.  Aggregates run as grouped-aggregate pandas UDFs (the
+A bound statement lists the user scalar functions it calls
+(``planner.user_functions.ScalarUdf``, each with a Spark name unique to the
+class, the number of arguments and the result type); before its plan runs
+they are registered with the SparkSession, so the generated Spark SQL can
+call them.  Aggregates run as grouped-aggregate pandas UDFs (the
 rows of a group are folded with ``accumulate`` in chunks whose accumulators
 are combined with ``merge``, as GeaFlow combines partial accumulators); table
 functions run per Arrow batch with ``mapInArrow``.
@@ -11,52 +12,32 @@ functions run per Arrow batch with ``mapInArrow``.
 
 from __future__ import annotations
 
-import hashlib
-import threading
-from collections.abc import Callable, Iterator
+import weakref
+from collections.abc import Callable, Iterable, Iterator
 from typing import Any
 
 from geaflow_sql.core import types as T
 
-_lock = threading.Lock()
-# spark name -> (UserFunction, result type, number of arguments)
-_SCALARS: dict[str, tuple[Any, Any, int]] = {}
-# (spark session id, spark name) already registered
-_REGISTERED: set[tuple[int, str]] = set()
+# Spark names already registered, per SparkSession.
+_REGISTERED: weakref.WeakKeyDictionary[Any, set[str]] = weakref.WeakKeyDictionary()
 # Rows folded into one accumulator before it is merged into the group's.
 MERGE_CHUNK_ROWS = 4096
 
 
-def register_scalar_udf(fn: Any, result_type: Any, n_args: int) -> str:
-    """The Spark name of ``fn`` called with ``n_args`` arguments returning ``result_type``.
-
-    A result type may depend on the argument types, and a pandas UDF has a
-    fixed arity, so each combination gets a name of its own.
-    """
-    digest = hashlib.sha1(str(result_type).encode()).hexdigest()[:6]
-    name = f"{fn.spark_name}_{n_args}_{digest}"
-    with _lock:
-        _SCALARS[name] = (fn, result_type, n_args)
-    return name
-
-
-def ensure_registered(spark: Any, names: set[str]) -> None:
-    """Register the user scalar functions a plan calls with this SparkSession."""
+def ensure_registered(spark: Any, udfs: Iterable[Any]) -> None:
+    """Register the user scalar functions a statement calls with this SparkSession."""
     from pyspark.sql.functions import pandas_udf, udf
 
-    for name in names:
-        entry = _SCALARS.get(name)
-        if entry is None:
+    done = _REGISTERED.setdefault(spark, set())
+    for scalar in udfs:
+        name = scalar.spark_name
+        if name in done:
             continue
-        key = (id(spark), name)
-        if key in _REGISTERED:
-            continue
-        fn, result, n_args = entry
-        spark_type = T.to_spark_type(result)
-        instance = fn.instance
+        spark_type = T.to_spark_type(scalar.result)
+        instance = scalar.function.instance
         if getattr(instance, "vectorized", False):
             # Spark picks the pandas UDF kind from "Series, ... -> Series" type hints.
-            vec = _with_series_hints(instance.eval, n_args, "pd.Series")
+            vec = _with_series_hints(instance.eval, scalar.n_args, "pd.Series")
             spark.udf.register(name, pandas_udf(vec, spark_type))  # type: ignore[call-overload]
         else:
 
@@ -64,7 +45,7 @@ def ensure_registered(spark: Any, names: set[str]) -> None:
                 return _i.eval(*args)
 
             spark.udf.register(name, udf(run, spark_type))
-        _REGISTERED.add(key)
+        done.add(name)
 
 
 def _plain(value: Any, integral: bool) -> Any:

@@ -103,7 +103,7 @@ class TestEdgeIteratorUdf(AlgorithmUserFunction):
 
 
 def register() -> None:
-    from planner.binder.user_functions import register_class_alias
+    from planner.user_functions import register_class_alias
 
     for java, python in {
         f"{_REFERENCE_PACKAGE}.udf.MyCount": "MyCount",

@@ -17,8 +17,9 @@ import pytest
 from geaflow_sql.core import types as T
 from geaflow_sql.core.errors import ValidationError
 from geaflow_sql.core.values import java_double
+from planner.algorithms import BUILTIN, builtin_signature, signature_for_class
 from runtime.algorithms.local_graph import LocalGraph
-from runtime.algorithms.registry import algorithm_for_class, algorithm_named
+from runtime.algorithms.registry import algorithm_named, builtin_implementations, implementation
 from runtime.algorithms.udga_runner import run_in_memory
 
 BOUND = 64  # GeaFlow's default geaflow.dsl.max.traversal
@@ -215,26 +216,36 @@ def test_phantom_endpoints_count_but_never_act() -> None:
 
 def test_arguments_are_checked() -> None:
     with pytest.raises(ValidationError, match="at most 3"):
-        algorithm_named("page_rank").check_args([0.85, 0.01, 20, 1])
+        builtin_signature("page_rank").bind([0.85, 0.01, 20, 1])
     with pytest.raises(ValidationError, match="needs source"):
-        algorithm_named("sssp").check_args([])
+        builtin_signature("sssp").bind([])
     with pytest.raises(ValidationError, match="integer"):
-        algorithm_named("kcore").check_args(["two"])
+        builtin_signature("kcore").bind(["two"])
+    # Ids take the graph's id type when the call runs.
     with pytest.raises(ValidationError, match="not a bigint"):
         algorithm_named("sssp").bind(["x"], T.BIGINT)
     assert algorithm_named("khop").bind(["7", 2], T.BIGINT) == {"source": 7, "k": 2}
     with pytest.raises(ValidationError, match="label"):
-        algorithm_named("cluster_coefficient").check_args([1.5])
+        builtin_signature("cluster_coefficient").bind([1.5])
 
 
 def test_names_and_geaflow_classes() -> None:
     assert algorithm_named("SSSP") is algorithm_named("sssp")
-    assert algorithm_for_class("org.apache.geaflow.dsl.udf.graph.PageRank") == "page_rank"
+    assert signature_for_class("org.apache.geaflow.dsl.udf.graph.PageRank").name == "page_rank"
     assert (
-        algorithm_for_class("org.apache.geaflow.dsl.udf.graph.JaccardSimilarityAlgorithm")
+        signature_for_class("org.apache.geaflow.dsl.udf.graph.JaccardSimilarityAlgorithm").name
         == "jaccard_similarity"
     )
-    assert algorithm_named("triangle_count").output_types([], T.VARCHAR) == [T.VARCHAR, T.BIGINT]
+    assert builtin_signature("triangle_count").output_types(T.VARCHAR) == [T.VARCHAR, T.BIGINT]
+
+
+def test_every_signature_has_an_implementation() -> None:
+    """The planner binds against signatures; each built-in one runs a class of
+    the runtime that was written for it (and no implementation is orphaned)."""
+    implemented = {a.signature for a in builtin_implementations()}
+    assert implemented == set(BUILTIN)
+    for signature in BUILTIN:
+        assert implementation(signature).signature is signature
 
 
 def test_label_filter_is_local_to_a_shard(corpus: Path) -> None:

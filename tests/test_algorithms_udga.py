@@ -11,7 +11,7 @@ from geaflow_sql.core import types as T
 from geaflow_sql.core.config import Config
 from geaflow_sql.core.errors import GeaflowError, ValidationError
 from runtime.algorithms.base import AlgorithmGraph
-from runtime.algorithms.registry import user_algorithm
+from runtime.algorithms.udga_runner import user_algorithm
 from tests import udga_samples
 from tests.reference_functions import TestEdgeIteratorUdf
 
@@ -101,8 +101,8 @@ def test_adapter_checks_the_class() -> None:
     with pytest.raises(ValidationError, match="needs init"):
         user_algorithm(object())
     algorithm = user_algorithm(udga_samples.Reach())
-    assert algorithm.output_names() == ["id", "hops"]
-    assert algorithm.output_types([], T.BIGINT) == [T.BIGINT, T.BIGINT]
+    assert algorithm.signature.output_names() == ["id", "hops"]
+    assert algorithm.output_types(T.BIGINT) == [T.BIGINT, T.BIGINT]
 
 
 def test_create_function_and_call(session: Any, tmp_path: Any) -> None:

@@ -27,6 +27,7 @@ import pytest
 from geaflow_sql.core import types as T
 from geaflow_sql.core.config import Config
 from geaflow_sql.core.errors import ValidationError
+from planner.algorithms import builtin_signature
 from runtime.algorithms.base import AlgorithmGraph
 from runtime.algorithms.local_graph import LocalGraph
 from runtime.algorithms.registry import algorithm_named
@@ -328,7 +329,7 @@ def test_inc_mst_respects_the_traversal_bound(spark: Any) -> None:
 @pytest.mark.parametrize("args", [[0], [10, 1.5], [10, -0.1], [10, 0.1, " "], [1, 0.1, "f", 4]])
 def test_inc_mst_rejects_bad_arguments(args: list[Any]) -> None:
     with pytest.raises(ValidationError):
-        algorithm("IncMST").check_args(args)
+        builtin_signature("IncMST").bind(args)
 
 
 def test_rows_keep_float_weights_exact() -> None:

@@ -266,6 +266,9 @@ class FunctionInfo:
     class_name: str
     using: str | None = None
     instance: str = DEFAULT_INSTANCE
+    # What the class resolves to, loaded when CREATE FUNCTION was bound (the
+    # planner's UserFunction or BuiltinAlias); None until then.
+    implementation: Any = field(default=None, compare=False)
 
 
 @dataclass

@@ -20,8 +20,7 @@ from grammar import syntax as s
 from planner.expressions import copy_typed, input_refs, ref, type_of
 from planner.functions import FunctionKind, builtin_aggregate
 from planner.logical import AggCall
-
-from .user_functions import BuiltinAlias, UserFunction
+from planner.user_functions import BuiltinAlias, UserFunction, parse_type_name
 
 
 def is_aggregate_name(binder: Any, name: str) -> bool:
@@ -164,8 +163,6 @@ class AggregateHook:
         else:
             arg_exprs = [self._bind_arg(binder, a) for a in args_syntax]
             arg_types = [type_of(a) for a in arg_exprs]
-            from .user_functions import parse_type_name
-
             try:
                 rt = user.instance.result_type([str(t) for t in arg_types])
                 result = parse_type_name(rt) if isinstance(rt, str) else rt
@@ -190,7 +187,7 @@ class AggregateHook:
             e.distinct,
             result,
             tuple(constants),
-            user.name if user is not None else None,
+            user,
         )
         for i, existing_call in enumerate(self.calls):
             if existing_call == call:

@@ -1,4 +1,5 @@
-"""What a binder needs to know while it works: catalog, config, functions, text."""
+"""What a binder needs to know while it binds one statement: catalog, config,
+parameters, the text, and the user functions the statement calls."""
 
 from __future__ import annotations
 
@@ -21,8 +22,9 @@ class BindContext:
     parameters: Any = None
     # Views being expanded (to report recursive definitions instead of looping).
     expanding_views: tuple[str, ...] = ()
-    # Loaded user function classes: catalog name -> FunctionBinding.
-    user_functions: dict[str, Any] = field(default_factory=dict)
+    # User scalar functions the statement calls, by Spark name (they travel
+    # on the bound statement: the runtime registers them before it runs).
+    scalar_udfs: dict[str, Any] = field(default_factory=dict)
     _ids: Any = field(default_factory=lambda: itertools.count())
 
     def fresh(self, prefix: str) -> str:

@@ -25,10 +25,16 @@ from grammar import syntax as s
 from planner.dialect import template
 from planner.expressions import paren, type_of, typed
 from planner.functions import FunctionKind, builtin_aggregate, builtin_scalar
+from planner.user_functions import (
+    BuiltinAlias,
+    ScalarUdf,
+    UserFunction,
+    parse_type_name,
+    resolve_function,
+)
 
 from .context import BindContext
 from .scope import Scope, ScopeField
-from .user_functions import BuiltinAlias, UserFunction, parse_type_name, resolve_function
 
 INT_MIN, INT_MAX = -(2**31), 2**31 - 1
 
@@ -563,15 +569,12 @@ class ExprBinder:
 
     def resolve_function(self, name: str, node: s.Node) -> Any:
         """A catalog function (user or alias), or the name itself for built-ins."""
-        key = name.lower()
-        if key in self.ctx.user_functions:
-            return self.ctx.user_functions[key]
         info = self.ctx.catalog.function(name)
         if info is None:
             return name
-        resolved = resolve_function(info)
-        self.ctx.user_functions[key] = resolved
-        return resolved
+        if info.implementation is not None:
+            return info.implementation
+        return resolve_function(info)
 
     def _bind_user_scalar(self, fn: UserFunction, e: s.FunctionCall) -> exp.Expression:
         args = [self.bind(a) for a in e.args]
@@ -587,10 +590,9 @@ class ExprBinder:
             raise ValidationError(
                 f"function {fn.name}() could not give its result type: {err}"
             ) from None
-        from runtime.udfs import register_scalar_udf
-
-        spark_name = register_scalar_udf(fn, result, len(args))
-        return typed(exp.Anonymous(this=spark_name, expressions=args), result)
+        udf = ScalarUdf(fn, result, len(args))
+        self.ctx.scalar_udfs[udf.spark_name] = udf
+        return typed(exp.Anonymous(this=udf.spark_name, expressions=args), result)
 
     # -------------------------------------------------------------- subqueries
     def _bind_ScalarSubquery(self, e: s.ScalarSubquery) -> exp.Expression:

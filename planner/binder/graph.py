@@ -21,7 +21,9 @@ from geaflow_sql.core.catalog import GraphInfo
 from geaflow_sql.core.config import MATCH_OFFSET, MAX_OPEN_HOPS
 from geaflow_sql.core.errors import CatalogError, GeaflowError, UnsupportedError, ValidationError
 from grammar import syntax as s
+from planner.algorithms import signature_named, user_signature
 from planner.expressions import and_all, input_refs, ref, type_of, typed
+from planner.functions import FunctionKind
 from planner.graph_nodes import EdgeMatch, GraphAlgorithm, GraphLabelScan, VertexMatch
 from planner.logical import (
     AggCall,
@@ -35,6 +37,7 @@ from planner.logical import (
     SortKey,
     Union,
 )
+from planner.user_functions import BuiltinAlias, UserFunction
 
 from .expressions import ExprBinder, cast_to, literal_for
 from .scope import Scope, ScopeField
@@ -703,22 +706,26 @@ class GraphQueryBinder:
 
     # ------------------------------------------------------------------- call
     def bind_call(self, state: PathState, clause: s.CallClause) -> PathState:
-        from runtime.algorithms import registry
-
-        from .user_functions import BuiltinAlias, UserFunction
-
         assert self.graph is not None
         binder = ExprBinder(self.ctx, Scope())
         resolved = binder.resolve_function(clause.name, clause)
-        algorithm = None
+        function = None
         if isinstance(resolved, BuiltinAlias):
-            algorithm = registry.algorithm_named(resolved.builtin)
+            signature = signature_named(resolved.builtin)
         elif isinstance(resolved, UserFunction):
-            adapt = getattr(registry, "user_algorithm", None)
-            algorithm = adapt(resolved.instance) if adapt is not None else None
+            if resolved.kind is not FunctionKind.ALGORITHM:
+                raise self.error(
+                    ValidationError(
+                        f"{clause.name}() is not a graph algorithm: its class "
+                        f"{type(resolved.instance).__name__} needs init() and process()"
+                    ),
+                    clause,
+                )
+            signature = user_signature(resolved.name, resolved.instance)
+            function = resolved
         else:
-            algorithm = registry.algorithm_named(clause.name)
-        if algorithm is None:
+            signature = signature_named(clause.name)
+        if signature is None:
             raise self.error(ValidationError(f"unknown graph algorithm {clause.name}()"), clause)
         args = []
         for a in clause.args:
@@ -729,11 +736,11 @@ class GraphQueryBinder:
 
             args.append(_constant_value(bound))
         try:
-            algorithm.check_args(args)
+            signature.bind(args)
             id_type = (
                 self.vertex_type.field_type(T.VERTEX_ID_FIELD) if self.vertex_type else T.BIGINT
             )
-            types = algorithm.output_types(args, id_type)
+            types = signature.output_types(id_type)
         except GeaflowError as err:
             raise self.error(err, clause) from None
         if clause.yields and len(clause.yields) != len(types):
@@ -743,9 +750,9 @@ class GraphQueryBinder:
                 ),
                 clause,
             )
-        names = list(clause.yields) or algorithm.output_names()
+        names = list(clause.yields) or signature.output_names()
         fields = tuple(Field(n, t) for n, t in zip(names, types, strict=True))
-        node = GraphAlgorithm(self.graph, algorithm.name, tuple(args), fields, algorithm)
+        node = GraphAlgorithm(self.graph, signature, tuple(args), fields, function)
         return PathState(node, [ScopeField(f.name, f.type, i, None) for i, f in enumerate(fields)])
 
 

@@ -31,12 +31,12 @@ from planner.logical import (
     Union,
     Values,
 )
+from planner.user_functions import BuiltinAlias, UserFunction, parse_type_name
 
 from .aggregates import AggregateHook, contains_aggregate
 from .context import BindContext
 from .expressions import ExprBinder, cast_to
 from .scope import Scope, ScopeField
-from .user_functions import BuiltinAlias, UserFunction, parse_type_name
 
 
 @dataclass

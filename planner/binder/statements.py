@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import Any
 
 from geaflow_sql.core import types as T
@@ -18,7 +19,15 @@ from geaflow_sql.core.config import GRAPH_STORE_TYPE
 from geaflow_sql.core.errors import CatalogError, GeaflowError, TypeMismatchError, ValidationError
 from grammar import syntax as s
 from planner.expressions import ref, typed
-from planner.logical import CollectSink, Field, GraphSink, GraphWrite, Project, TableSink
+from planner.logical import (
+    CollectSink,
+    Field,
+    GraphSink,
+    GraphWrite,
+    LogicalNode,
+    Project,
+    TableSink,
+)
 from planner.statements import (
     BoundStatement,
     CatalogChange,
@@ -27,6 +36,7 @@ from planner.statements import (
     PlanStatement,
     SessionChange,
 )
+from planner.user_functions import resolve_function
 
 from .context import BindContext
 from .query import QueryBinder
@@ -207,10 +217,9 @@ class StatementBinder:
     def _bind_CreateFunction(self, st: s.CreateFunction) -> BoundStatement:
         instance, name = self._instance_name(st.name)
         info = FunctionInfo(name, st.class_name, st.using, instance)
-        from .user_functions import resolve_function
-
-        # Load the class now so a wrong class path fails at CREATE FUNCTION.
-        resolve_function(info)
+        # Load the class now (a wrong class path fails at CREATE FUNCTION);
+        # statements that call the function find it loaded on the record.
+        info = replace(info, implementation=resolve_function(info))
         return CatalogChange(st, "create", "function", info, st.if_not_exists, True, st.name.parts)
 
     def _bind_Drop(self, st: s.Drop) -> BoundStatement:
@@ -245,7 +254,12 @@ class StatementBinder:
     # -------------------------------------------------------------- queries
     def _bind_QueryStatement(self, st: s.QueryStatement) -> BoundStatement:
         node = self.queries.bind_query(st.query).node
-        return PlanStatement(st, CollectSink(node), "query")
+        return self._plan(st, CollectSink(node), "query")
+
+    def _plan(
+        self, st: s.Statement, root: LogicalNode, kind: str, target: str | None = None
+    ) -> PlanStatement:
+        return PlanStatement(st, root, kind, target, tuple(self.ctx.scalar_udfs.values()))
 
     def _bind_Insert(self, st: s.Insert) -> BoundStatement:
         catalog = self.ctx.catalog
@@ -308,7 +322,7 @@ class StatementBinder:
                 fields.append(Field(column.name, column.type))
         node = Project(query, tuple(exprs), tuple(fields))
         sink = TableSink(node, table, tuple(range(len(table.columns))))
-        return PlanStatement(st, sink, "insert", table.name)
+        return self._plan(st, sink, "insert", table.name)
 
     def _insert_graph(self, st: s.Insert, graph: GraphInfo, label: str | None) -> BoundStatement:
         query = self.queries.bind_query(st.query).node
@@ -379,7 +393,7 @@ class StatementBinder:
                         [i for _, i in cols],
                     )
                 )
-        return PlanStatement(st, GraphSink(query, graph, tuple(writes)), "insert", graph.name)
+        return self._plan(st, GraphSink(query, graph, tuple(writes)), "insert", graph.name)
 
     def _graph_write(
         self,

@@ -12,6 +12,9 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
+from geaflow_sql.core import types as T
+from planner.algorithms import AlgorithmSignature
+
 
 @dataclass
 class AlgorithmGraph:
@@ -46,23 +49,31 @@ class AlgorithmGraph:
 
 
 class Algorithm:
-    """Base class of built-in and user algorithms."""
+    """Base of built-in and user algorithm implementations.
 
-    name = "algorithm"
-    # GeaFlow's Java class names that map to this algorithm.
-    java_classes: tuple[str, ...] = ()
-    incremental = False
+    The planner bound the call against ``signature`` (arguments, output
+    columns); the implementation computes the rows."""
 
-    def check_args(self, args: list[Any]) -> None:
-        """Raise ValidationError if the (constant) arguments are not acceptable."""
+    signature: AlgorithmSignature
 
-    def output_types(self, args: list[Any], id_type: Any) -> list[Any]:
+    @property
+    def name(self) -> str:
+        return self.signature.name
+
+    def output_types(self, id_type: Any) -> list[Any]:
         """GeaFlow types of the output columns, in order."""
-        raise NotImplementedError
+        return self.signature.output_types(id_type)
 
-    def output_names(self) -> list[str]:
-        """Default names of the output columns (YIELD renames them by position)."""
-        raise NotImplementedError
+    def spark_schema(self, id_type: Any) -> Any:
+        """The output as a Spark schema with columns c0..cN."""
+        from pyspark.sql import types as ST
+
+        return ST.StructType(
+            [
+                ST.StructField(f"c{i}", T.to_spark_type(t), True)
+                for i, t in enumerate(self.output_types(id_type))
+            ]
+        )
 
     def run(self, ctx: Any, graph: AlgorithmGraph, args: list[Any]) -> Any:
         """A DataFrame with columns c0..cN (the outputs)."""

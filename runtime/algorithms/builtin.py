@@ -17,13 +17,11 @@ All paths return the same rows; the tests hold them to it.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 
-from geaflow_sql.core import types as T
-from geaflow_sql.core.errors import ConfigError, ValidationError
+from geaflow_sql.core.errors import ConfigError
 
 from .base import Algorithm, AlgorithmGraph
 from .dist_graph import DistGraph, Needs
@@ -31,75 +29,24 @@ from .java_compat import cast_to_id
 from .local_graph import LocalGraph
 from .options import RunOptions, options_of
 
-REQUIRED = object()
-ID = "ID"  # an output column typed as the graph's vertex id
-
 # The Maven coordinate to suggest when GraphFrames is asked for but not loaded
 # (Spark 4, Scala 2.13; Spark 3 builds are named graphframes-spark3_2.12/2.13).
 GRAPHFRAMES_PACKAGE = "io.graphframes:graphframes-spark4_2.13:0.12.1"
 
 
-@dataclass(frozen=True, slots=True)
-class Param:
-    name: str
-    kind: str  # id | int | float | str | bool
-    default: Any = REQUIRED
-
-
-@dataclass(frozen=True, slots=True)
-class Output:
-    name: str
-    type: Any  # a geaflow_sql type, or ID
-
-
 class BuiltinAlgorithm(Algorithm):
-    params: tuple[Param, ...] = ()
-    outputs: tuple[Output, ...] = ()
     has_graphframes = False
     # Whether the result depends on which vertices share a GeaFlow task (see triangles).
     uses_shards = False
 
-    # Arguments ---------------------------------------------------------------
-    def usage(self) -> str:
-        parts = [p.name if p.default is REQUIRED else f"[{p.name}]" for p in self.params]
-        return f"{self.name}({', '.join(parts)})"
-
     def bind(self, args: list[Any], id_type: Any) -> dict[str, Any]:
-        """The arguments by name, converted as GeaFlow converts them."""
-        if len(args) > len(self.params):
-            raise ValidationError(
-                f"{self.name}() takes at most {len(self.params)} argument(s), got {len(args)}: "
-                f"usage {self.usage()}"
-            )
-        values: dict[str, Any] = {}
-        for i, param in enumerate(self.params):
-            if i < len(args):
-                values[param.name] = convert_arg(self.name, param, args[i], id_type)
-            elif param.default is REQUIRED:
-                raise ValidationError(f"{self.name}() needs {param.name}: usage {self.usage()}")
-            else:
-                values[param.name] = param.default
-        return values
-
-    def check_args(self, args: list[Any]) -> None:
-        self.bind(args, None)
-
-    # Outputs -----------------------------------------------------------------
-    def output_names(self) -> list[str]:
-        return [o.name for o in self.outputs]
-
-    def output_types(self, args: list[Any], id_type: Any) -> list[Any]:
-        return [id_type if o.type == ID else o.type for o in self.outputs]
-
-    def spark_schema(self, id_type: Any) -> Any:
-        from pyspark.sql import types as ST
-
-        return ST.StructType(
-            [
-                ST.StructField(f"c{i}", T.to_spark_type(t), True)
-                for i, t in enumerate(self.output_types([], id_type))
-            ]
-        )
+        """The arguments by name (``signature.bind``), ids cast to the graph's id type."""
+        p = self.signature.bind(list(args))
+        for param in self.signature.params[: len(args)]:
+            if param.kind == "id" and id_type is not None and self.signature.arguments is None:
+                where = f"{self.name}() argument {param.name}"
+                p[param.name] = cast_to_id(p[param.name], id_type, where)
+        return p
 
     # The three implementations --------------------------------------------
     def prepare(self, p: dict[str, Any], graph: AlgorithmGraph) -> dict[str, Any]:
@@ -159,29 +106,3 @@ def shard_count_of(ctx: Any, graph: AlgorithmGraph) -> int:
     catalog = getattr(ctx, "catalog", None)
     info = catalog.graph((graph.name,)) if catalog is not None and graph.name else None
     return int(getattr(info, "shard_count", 1) or 1)
-
-
-def convert_arg(algorithm: str, param: Param, value: Any, id_type: Any) -> Any:
-    """One CALL argument as the parameter's kind (GeaFlow parses the text of numbers)."""
-    where = f"{algorithm}() argument {param.name}"
-    if param.kind == "id":
-        return value if id_type is None else cast_to_id(value, id_type, where)
-    if value is None:
-        raise ValidationError(f"{where} must not be null")
-    text = str(value).strip()
-    try:
-        if param.kind == "int":
-            if isinstance(value, bool):
-                raise ValueError
-            return int(value) if isinstance(value, (int, np.integer)) else int(text)
-        if param.kind == "float":
-            if isinstance(value, bool):
-                raise ValueError
-            return float(value) if isinstance(value, (int, float)) else float(text)
-        if param.kind == "bool":
-            return value if isinstance(value, bool) else text.lower() == "true"
-    except ValueError:
-        raise ValidationError(
-            f"{where} must be a{'n integer' if param.kind == 'int' else ' number'}, got {value!r}"
-        ) from None
-    return value if isinstance(value, str) else text

@@ -1,45 +1,67 @@
-"""Algorithm registry: names and GeaFlow class names -> Algorithm instances."""
+"""Which implementation runs a bound CALL: signature name -> ``Algorithm``.
+
+The planner binds a call against a signature (``planner.algorithms``); here a
+built-in signature's name finds the class that computes it, and a user's
+algorithm is adapted from its instance.
+"""
 
 from __future__ import annotations
 
 from typing import Any
 
-_BY_NAME: dict[str, Any] = {}
-_BY_CLASS: dict[str, str] = {}
+from planner.algorithms import AlgorithmSignature, signature_named
+
+from .base import Algorithm
+from .library.community import Louvain
+from .library.components import ConnectedComponents, LabelPropagation, WeakConnectedComponents
+from .library.cores import KCore
+from .library.inc_kcore import IncrementalKCore
+from .library.inc_mst import IncMinimumSpanningTree
+from .library.incremental import IncAllSourceShortestPath, IncKHop, IncWeakConnectedComponents
+from .library.paths import ClosenessCentrality, KHop, SingleSourceShortestPath
+from .library.ranking import PageRank
+from .library.similarity import CommonNeighbors, JaccardSimilarity
+from .library.triangles import ClusterCoefficient, TriangleCount
+from .udga_runner import user_algorithm
+
+_BUILTIN: dict[str, Algorithm] = {
+    a.signature.name.lower(): a
+    for a in (
+        SingleSourceShortestPath(),
+        KHop(),
+        ClosenessCentrality(),
+        IncAllSourceShortestPath(),
+        PageRank(),
+        WeakConnectedComponents(),
+        ConnectedComponents(),
+        LabelPropagation(),
+        KCore(),
+        Louvain(),
+        TriangleCount(),
+        ClusterCoefficient(),
+        CommonNeighbors(),
+        JaccardSimilarity(),
+        IncWeakConnectedComponents(),
+        IncKHop(),
+        IncrementalKCore(),
+        IncMinimumSpanningTree(),
+    )
+}
 
 
-def register_algorithm(algorithm: Any, *aliases: str) -> None:
-    for n in (algorithm.name, *aliases):
-        _BY_NAME[n.lower()] = algorithm
-    for cls in getattr(algorithm, "java_classes", ()):
-        _BY_CLASS[cls] = algorithm.name.lower()
+def implementation(signature: AlgorithmSignature, instance: Any = None) -> Algorithm:
+    """The implementation of a bound call: a built-in by name, or the user's
+    vertex program ``instance`` adapted to run like one."""
+    if signature.user_defined:
+        return user_algorithm(instance, signature.name)
+    return _BUILTIN[signature.name.lower()]
 
 
-def _load() -> None:
-    from . import library  # noqa: F401  (importing it registers the built-ins)
+def algorithm_named(name: str) -> Algorithm | None:
+    """A built-in implementation by name or alias (any case)."""
+    signature = signature_named(name)
+    return None if signature is None else _BUILTIN.get(signature.name.lower())
 
 
-def algorithm_named(name: str) -> Any | None:
-    _load()
-    return _BY_NAME.get(name.lower())
-
-
-def algorithm_for_class(class_name: str) -> str | None:
-    _load()
-    return _BY_CLASS.get(class_name)
-
-
-def algorithm_names() -> list[str]:
-    _load()
-    return sorted(_BY_NAME)
-
-
-def user_algorithm(instance: Any, name: str | None = None) -> Any:
-    """An ``Algorithm`` for an instance of a user's ``geaflow_sql.udga.AlgorithmUserFunction``.
-
-    ``CREATE FUNCTION f AS 'package.module.Class'`` loads such a class; CALL
-    runs the returned adapter like a built-in.
-    """
-    from .udga_runner import user_algorithm as adapt
-
-    return adapt(instance, name)
+def builtin_implementations() -> list[Algorithm]:
+    return list(_BUILTIN.values())

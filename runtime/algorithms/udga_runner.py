@@ -28,6 +28,7 @@ import numpy as np
 from geaflow_sql.core import types as T
 from geaflow_sql.core.errors import ExecutionError, ValidationError
 from geaflow_sql.udga import AlgorithmContext, Edge, EdgeDirection, Vertex
+from planner.algorithms import user_signature
 
 from .base import Algorithm, AlgorithmGraph
 from .dist_graph import Needs, union_frame
@@ -110,26 +111,7 @@ class UserAlgorithm(Algorithm):
 
     def __init__(self, instance: Any, name: str | None = None) -> None:
         self.instance = instance
-        self.name = name or type(instance).__name__.lower()
-
-    def check_args(self, args: list[Any]) -> None:
-        return None
-
-    def output_types(self, args: list[Any], id_type: Any) -> list[Any]:
-        return [t for _, t in self.instance.output_schema(id_type)]
-
-    def output_names(self) -> list[str]:
-        return [name for name, _ in self.instance.output_schema(T.VARCHAR)]
-
-    def spark_schema(self, id_type: Any) -> Any:
-        from pyspark.sql import types as ST
-
-        return ST.StructType(
-            [
-                ST.StructField(f"c{i}", T.to_spark_type(t), True)
-                for i, t in enumerate(self.output_types([], id_type))
-            ]
-        )
+        self.signature = user_signature(name or type(instance).__name__.lower(), instance)
 
     def run(self, ctx: Any, graph: AlgorithmGraph, args: list[Any]) -> Any:
         opts = options_of(ctx)

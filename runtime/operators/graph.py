@@ -284,11 +284,12 @@ def algorithm_graph(ctx: Any, graph: Any) -> Any:
 def graph_algorithm(ctx: Any, node: GraphAlgorithm, inputs: list[Any]) -> Any:
     from pyspark.sql import functions as F
 
+    from runtime.algorithms.registry import implementation
     from runtime.stores.written import written_context
 
     graph = algorithm_graph(ctx, node.graph)
     window = getattr(ctx, "window", None)
-    if window is not None and getattr(node.algorithm, "incremental", False):
+    if window is not None and node.signature.incremental:
         # An incremental algorithm in a windowed job gets this call site's
         # state from the previous window and what the graph gained since.
         key = f"{window.statement}:{node.name}:{node.args!r}"
@@ -319,7 +320,8 @@ def graph_algorithm(ctx: Any, node: GraphAlgorithm, inputs: list[Any]) -> Any:
             graph.new_vertices = graph.vertices
         graph.window = window.round
         state["__version"] = now
-    out = node.algorithm.run(ctx, graph, list(node.args))
+    instance = node.function.instance if node.function is not None else None
+    out = implementation(node.signature, instance).run(ctx, graph, list(node.args))
     return out.select(
         *[
             F.col(f"c{i}").cast(T.spark_sql_type(f.type)).alias(f"c{i}")

@@ -98,10 +98,9 @@ def aggregate_expression(ctx: Any, call: AggCall, input_types: list[Any]) -> Any
     args = [F.col(f"c{a}") for a in call.args]
     name = call.function
     if call.user_function is not None:
-        fn = ctx.user_function(call.user_function)
         from runtime.udfs import aggregate_column
 
-        return aggregate_column(call, fn, args, [input_types[a] for a in call.args])
+        return aggregate_column(call, call.user_function, args, [input_types[a] for a in call.args])
     spark_type = T.spark_sql_type(call.type)
     if name == "COUNT":
         if not args:
@@ -228,7 +227,7 @@ def _global_aggregate(
     fills = {}
     for i, call in enumerate(node.calls):
         if call.user_function is not None:
-            value = empty_result(ctx.user_function(call.user_function))
+            value = empty_result(call.user_function)
             if value is not None:
                 fills[f"__a{i}"] = F.coalesce(F.col(f"__a{i}"), F.lit(value))
     return joined.withColumns(fills) if fills else joined

@@ -108,8 +108,7 @@ def statement_mode(ctx: Any, plan: LogicalNode, dynamic_graphs: set[str]) -> str
     graph_reads = [n for n in nodes if isinstance(n, _GRAPH_READS)]
     aggregates = [n for n in nodes if isinstance(n, Aggregate) and n.calls and not n.internal]
     incremental = any(
-        isinstance(n, GraphAlgorithm) and getattr(n.algorithm, "incremental", False)
-        for n in graph_reads
+        isinstance(n, GraphAlgorithm) and n.signature.incremental for n in graph_reads
     )
     streamed_tables = any(
         isinstance(n, TableScan) and is_windowed(n.table, ctx.config) for n in nodes

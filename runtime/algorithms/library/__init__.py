@@ -1,30 +1,5 @@
 """GeaFlow's built-in graph algorithms, one module per family.
 
-Importing this package registers them (``runtime.algorithms.registry``).
+``runtime.algorithms.registry`` maps each signature (``planner.algorithms``)
+to its class here.
 """
-
-from . import (
-    community,
-    components,
-    cores,
-    inc_kcore,
-    inc_mst,
-    incremental,
-    paths,
-    ranking,
-    similarity,
-    triangles,
-)
-
-__all__ = [
-    "community",
-    "components",
-    "cores",
-    "inc_kcore",
-    "inc_mst",
-    "incremental",
-    "paths",
-    "ranking",
-    "similarity",
-    "triangles",
-]

@@ -26,26 +26,19 @@ from typing import Any
 
 import numpy as np
 
-from ..builtin import ID, BuiltinAlgorithm, Output, Param
+from planner.algorithms import builtin_signature
+
+from ..builtin import BuiltinAlgorithm
 from ..dist_graph import DistGraph, Needs, with_self
 from ..iteration import iterate
 from ..java_compat import hashmap_bucket, hashmap_capacity, java_hash_codes
 from ..local_graph import LocalGraph
 from ..options import RunOptions
-from ..registry import register_algorithm
 from .paths import _natural_rank
 
 
 class Louvain(BuiltinAlgorithm):
-    name = "louvain"
-    java_classes = ("org.apache.geaflow.dsl.udf.graph.Louvain",)
-    params = (
-        Param("max_iter", "int", 20),
-        Param("modularity", "float", 0.001),
-        Param("weighted", "bool", False),
-        Param("min_size", "int", 1),
-    )
-    outputs = (Output("id", ID), Output("community", ID))
+    signature = builtin_signature("louvain")
 
     def prepare(self, p: dict[str, Any], graph: Any) -> dict[str, Any]:
         names = list(getattr(graph, "edge_properties", {}) or {})
@@ -239,6 +232,3 @@ def _settled(frames: dict[str, Any]) -> bool:
     from pyspark.sql import functions as F
 
     return frames["state"].where(F.col("changed")).isEmpty()
-
-
-register_algorithm(Louvain())

@@ -26,16 +26,14 @@ from typing import Any
 import numpy as np
 
 from geaflow_sql.core import types as T
+from planner.algorithms import builtin_signature
 
-from ..builtin import ID, BuiltinAlgorithm, Output, Param
+from ..builtin import BuiltinAlgorithm
 from ..dist_graph import DistGraph, with_self
 from ..iteration import iterate
 from ..java_compat import string_ranks
 from ..local_graph import LocalGraph
 from ..options import RunOptions
-from ..registry import register_algorithm
-
-_PLAN = "org.apache.geaflow.dsl.udf.graph."
 
 
 def update_rounds(iterations: int, max_iterations: int) -> int:
@@ -154,10 +152,7 @@ def _as_strings(values: np.ndarray) -> list[str]:
 
 
 class WeakConnectedComponents(_MinLabel):
-    name = "wcc"
-    java_classes = (_PLAN + "WeakConnectedComponents",)
-    params = (Param("iterations", "int", 20), Param("field", "str", "component"))
-    outputs = (Output("id", ID), Output("component", T.VARCHAR))
+    signature = builtin_signature("wcc")
     direction = "BOTH"
     has_graphframes = True
 
@@ -169,10 +164,7 @@ class WeakConnectedComponents(_MinLabel):
 
 
 class ConnectedComponents(_MinLabel):
-    name = "cc"
-    java_classes = (_PLAN + "ConnectedComponents",)
-    params = (Param("iterations", "int", 1000), Param("field", "str", "component"))
-    outputs = (Output("id", ID), Output("component", T.VARCHAR))
+    signature = builtin_signature("cc")
     direction = "IN"
     has_graphframes = True
 
@@ -189,10 +181,7 @@ class ConnectedComponents(_MinLabel):
 
 
 class LabelPropagation(BuiltinAlgorithm):
-    name = "lpa"
-    java_classes = (_PLAN + "LabelPropagation",)
-    params = (Param("iterations", "int", 100), Param("field", "str", "label"))
-    outputs = (Output("id", ID), Output("label", ID))
+    signature = builtin_signature("lpa")
 
     def local(self, g: LocalGraph, p: dict[str, Any], max_iterations: int) -> list[np.ndarray]:
         nv = g.nv
@@ -264,7 +253,3 @@ class LabelPropagation(BuiltinAlgorithm):
         state = iterate({"state": start}, step, rounds, opts.checkpoint)["state"]
         links.unpersist()
         return state.select("id", F.col("label").cast(T.spark_sql_type(dg.id_type)).alias("label"))
-
-
-for _algorithm in (WeakConnectedComponents(), ConnectedComponents(), LabelPropagation()):
-    register_algorithm(_algorithm)

@@ -16,22 +16,18 @@ from typing import Any
 
 import numpy as np
 
-from geaflow_sql.core import types as T
+from planner.algorithms import builtin_signature
 
-from ..builtin import ID, BuiltinAlgorithm, Output, Param
+from ..builtin import BuiltinAlgorithm
 from ..dist_graph import DistGraph, with_self
 from ..iteration import iterate
 from ..local_graph import LocalGraph
 from ..options import RunOptions
-from ..registry import register_algorithm
 from .components import _real
 
 
 class KCore(BuiltinAlgorithm):
-    name = "kcore"
-    java_classes = ("org.apache.geaflow.dsl.udf.graph.KCore",)
-    params = (Param("k", "int", 1),)
-    outputs = (Output("id", ID), Output("value", T.INTEGER))
+    signature = builtin_signature("kcore")
 
     def local(self, g: LocalGraph, p: dict[str, Any], max_iterations: int) -> list[np.ndarray]:
         k, nv = p["k"], g.nv
@@ -86,6 +82,3 @@ def _settled(frames: dict[str, Any]) -> bool:
     from pyspark.sql import functions as F
 
     return frames["state"].where(F.col("changed")).isEmpty()
-
-
-register_algorithm(KCore())

@@ -40,15 +40,14 @@ from typing import Any
 
 import numpy as np
 
-from geaflow_sql.core import types as T
+from planner.algorithms import builtin_signature
 
 from ..base import AlgorithmGraph
-from ..builtin import ID, BuiltinAlgorithm, Output, Param
+from ..builtin import BuiltinAlgorithm
 from ..dist_graph import DistGraph, with_self
 from ..iteration import iterate
 from ..local_graph import LocalGraph
 from ..options import RunOptions, options_of
-from ..registry import register_algorithm
 from .incremental import SeenIds, collect_delta, output_frame
 from .kcore_peeling import NEVER, full_peel, repeel
 
@@ -58,20 +57,7 @@ REMOVED = "REMOVED"
 
 
 class IncrementalKCore(BuiltinAlgorithm):
-    name = "incremental_kcore"
-    java_classes = ("org.apache.geaflow.dsl.udf.graph.IncrementalKCore",)
-    params = (
-        Param("k", "int", 3),
-        Param("max_iterations", "int", 100),
-        Param("threshold", "float", 0.001),
-    )
-    outputs = (
-        Output("vid", ID),
-        Output("core_value", T.INTEGER),
-        Output("degree", T.INTEGER),
-        Output("change_status", T.VARCHAR),
-    )
-    incremental = True
+    signature = builtin_signature("incremental_kcore")
 
     @staticmethod
     def rounds(p: dict[str, Any], max_iterations: int) -> int:
@@ -275,6 +261,3 @@ def _settled(frames: dict[str, Any]) -> bool:
     from pyspark.sql import functions as F
 
     return frames["state"].where(F.col("dropped")).isEmpty()
-
-
-register_algorithm(IncrementalKCore())

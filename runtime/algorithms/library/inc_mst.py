@@ -36,15 +36,14 @@ from typing import Any
 
 import numpy as np
 
-from geaflow_sql.core import types as T
-from geaflow_sql.core.errors import ExecutionError, ValidationError
+from geaflow_sql.core.errors import ExecutionError
+from planner.algorithms import builtin_signature
 
 from ..base import AlgorithmGraph
-from ..builtin import ID, BuiltinAlgorithm, Output, Param
+from ..builtin import BuiltinAlgorithm
 from ..dist_graph import DistGraph, Needs
 from ..local_graph import LocalGraph
 from ..options import RunOptions, options_of
-from ..registry import register_algorithm
 from .inc_mst_windows import ProposalBook, collect_weighted_delta
 
 # GeaFlow proposes at most this many OUT edges per vertex.
@@ -54,27 +53,9 @@ SUPERSTEPS = 3
 
 
 class IncMinimumSpanningTree(BuiltinAlgorithm):
-    name = "IncMST"
-    java_classes = ("org.apache.geaflow.dsl.udf.graph.IncMinimumSpanningTree",)
-    incremental = True
-    params = (
-        Param("max_iterations", "int", 50),
-        Param("threshold", "float", 0.001),
-        Param("field", "str", "mst_edges"),
-    )
-    outputs = (Output("srcId", ID), Output("targetId", ID), Output("weight", T.DOUBLE))
-
-    def check_args(self, args: list[Any]) -> None:
-        p = self.bind(args, None)
-        if p["max_iterations"] <= 0:
-            raise ValidationError(f"{self.name}() maxIterations must be positive")
-        if not 0.0 <= p["threshold"] <= 1.0:
-            raise ValidationError(f"{self.name}() convergenceThreshold must be between 0 and 1")
-        if not str(p["field"]).strip():
-            raise ValidationError(f"{self.name}() keyFieldName cannot be empty")
+    signature = builtin_signature("IncMST")
 
     def prepare(self, p: dict[str, Any], graph: Any) -> dict[str, Any]:
-        self.check_args([p["max_iterations"], p["threshold"], p["field"]])
         names = list(getattr(graph, "edge_properties", {}) or {})
         if not names:
             raise ExecutionError(
@@ -173,7 +154,7 @@ def _weights(values: np.ndarray) -> np.ndarray:
     if values.dtype.kind == "f":
         return values.astype(np.float64)
     if any(v is None for v in values.tolist()):
-        raise ExecutionError(_null_weight_message(IncMinimumSpanningTree.name))
+        raise ExecutionError(_null_weight_message(IncMinimumSpanningTree.signature.name))
     return values.astype(np.float64)
 
 
@@ -185,6 +166,3 @@ def _java_double_bits(values: np.ndarray) -> np.ndarray:
     """``Double.doubleToLongBits``: the key Java's ``Double.compare`` equality uses."""
     canonical = np.where(np.isnan(values), np.nan, values)
     return canonical.astype(np.float64).view(np.int64)
-
-
-register_algorithm(IncMinimumSpanningTree(), "inc_mst")

@@ -43,17 +43,13 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from geaflow_sql.core import types as T
+from planner.algorithms import builtin_signature
 
 from ..base import AlgorithmGraph
-from ..builtin import ID, BuiltinAlgorithm, Output, Param
+from ..builtin import BuiltinAlgorithm
 from ..java_compat import java_strings
 from ..options import options_of
-from ..registry import register_algorithm
 from .paths import AllSourceShortestPath, format_path_values
-
-_PLAN = "org.apache.geaflow.dsl.udf.graph."
-
 
 # ---------------------------------------------------------------------------
 # The graph a call site has seen so far
@@ -212,11 +208,7 @@ def output_frame(graph: AlgorithmGraph, algorithm: BuiltinAlgorithm, columns: li
 
 
 class IncWeakConnectedComponents(BuiltinAlgorithm):
-    name = "inc_wcc"
-    java_classes = (_PLAN + "IncWeakConnectedComponents",)
-    incremental = True
-    params = (Param("iterations", "int", 20), Param("field", "str", "component"))
-    outputs = (Output("id", ID), Output("component", ID))
+    signature = builtin_signature("inc_wcc")
 
     def run(self, ctx: Any, graph: AlgorithmGraph, args: list[Any]) -> Any:
         self.bind(list(args), graph.id_type)
@@ -265,11 +257,7 @@ def merge_components(labels: np.ndarray, src: np.ndarray, dst: np.ndarray) -> np
 
 
 class IncKHop(BuiltinAlgorithm):
-    name = "inc_khop"
-    java_classes = (_PLAN + "IncKHopAlgorithm",)
-    incremental = True
-    params = (Param("k", "int"),)
-    outputs = (Output("ret", T.VARCHAR),)
+    signature = builtin_signature("inc_khop")
 
     def run(self, ctx: Any, graph: AlgorithmGraph, args: list[Any]) -> Any:
         k = self.bind(list(args), graph.id_type)["k"]
@@ -331,8 +319,6 @@ class PathState:
 
 
 class IncAllSourceShortestPath(AllSourceShortestPath):
-    incremental = True
-
     def run(self, ctx: Any, graph: AlgorithmGraph, args: list[Any]) -> Any:
         if graph.window is None:
             return super().run(ctx, graph, args)
@@ -394,7 +380,3 @@ def propagate_paths(
                         outbox[x].append(stored[src])
         inbox = outbox
     return reached
-
-
-for _algorithm in (IncWeakConnectedComponents(), IncKHop(), IncAllSourceShortestPath()):
-    register_algorithm(_algorithm)

@@ -31,19 +31,15 @@ import numpy as np
 import scipy.sparse as sp
 from scipy.sparse import csgraph
 
-from geaflow_sql.core import types as T
+from planner.algorithms import builtin_signature
 
 from ..base import AlgorithmGraph
-from ..builtin import ID, BuiltinAlgorithm, Output, Param
+from ..builtin import BuiltinAlgorithm
 from ..dist_graph import DistGraph, Needs, with_self
 from ..iteration import iterate
 from ..java_compat import hashmap_bucket, hashmap_capacity, java_hash_codes
 from ..local_graph import LocalGraph
 from ..options import RunOptions, options_of
-from ..registry import register_algorithm
-
-_PLAN = "org.apache.geaflow.dsl.udf.graph."
-
 
 # ---------------------------------------------------------------------------
 # Shared: hop distances
@@ -120,16 +116,8 @@ def _frontier_empty(depth: int) -> Any:
 
 
 class SingleSourceShortestPath(BuiltinAlgorithm):
-    name = "sssp"
-    java_classes = (_PLAN + "SingleSourceShortestPath",)
-    params = (
-        Param("source", "id"),
-        Param("edge_label", "str", None),
-        Param("vertex_label", "str", None),
-    )
-    outputs = (Output("id", ID), Output("distance", T.BIGINT))
+    signature = builtin_signature("sssp")
     has_graphframes = True
-    incremental = True
 
     def run(self, ctx: Any, graph: AlgorithmGraph, args: list[Any]) -> Any:
         if graph.new_edges is None:
@@ -201,10 +189,7 @@ class SingleSourceShortestPath(BuiltinAlgorithm):
 
 
 class KHop(BuiltinAlgorithm):
-    name = "khop"
-    java_classes = (_PLAN + "KHop",)
-    params = (Param("source", "id", None), Param("k", "int", 1))
-    outputs = (Output("id", ID), Output("k", T.INTEGER))
+    signature = builtin_signature("khop")
     has_graphframes = True
 
     def depth(self, p: dict[str, Any], max_iterations: int) -> int:
@@ -255,10 +240,7 @@ def _empty(dg: DistGraph) -> Any:
 
 
 class ClosenessCentrality(BuiltinAlgorithm):
-    name = "closeness_centrality"
-    java_classes = (_PLAN + "ClosenessCentrality",)
-    params = (Param("source", "id"),)
-    outputs = (Output("id", ID), Output("cc", T.DOUBLE))
+    signature = builtin_signature("closeness_centrality")
 
     def local(self, g: LocalGraph, p: dict[str, Any], max_iterations: int) -> list[np.ndarray]:
         source = g.vertex_index(p["source"])
@@ -312,9 +294,7 @@ def _java_divide(num: int, den: int) -> float:
 
 
 class AllSourceShortestPath(BuiltinAlgorithm):
-    name = "assp"
-    java_classes = (_PLAN + "AllSourceShortestPath",)
-    outputs = (Output("res", T.VARCHAR),)
+    signature = builtin_signature("assp")
 
     def local(self, g: LocalGraph, p: dict[str, Any], max_iterations: int) -> list[np.ndarray]:
         keep = g.is_vertex[g.src] & g.is_vertex[g.dst]
@@ -475,11 +455,3 @@ def _json_key(k: Any) -> str:
 
 def _json_list(values: list[Any]) -> str:
     return "[" + ",".join(_json_value(v) for v in values) + "]"
-
-
-for _algorithm in (
-    SingleSourceShortestPath(),
-    KHop(),
-    ClosenessCentrality(),
-):
-    register_algorithm(_algorithm)

@@ -20,25 +20,17 @@ from typing import Any
 
 import numpy as np
 
-from geaflow_sql.core import types as T
+from planner.algorithms import builtin_signature
 
-from ..builtin import ID, BuiltinAlgorithm, Output, Param
+from ..builtin import BuiltinAlgorithm
 from ..dist_graph import DistGraph, with_self
 from ..iteration import iterate
 from ..local_graph import LocalGraph
 from ..options import RunOptions
-from ..registry import register_algorithm
 
 
 class PageRank(BuiltinAlgorithm):
-    name = "page_rank"
-    java_classes = ("org.apache.geaflow.dsl.udf.graph.PageRank",)
-    params = (
-        Param("damping", "float", 0.85),
-        Param("threshold", "float", 0.01),
-        Param("max_iter", "int", 20),
-    )
-    outputs = (Output("id", ID), Output("pr", T.DOUBLE))
+    signature = builtin_signature("page_rank")
     has_graphframes = True
 
     @staticmethod
@@ -117,6 +109,3 @@ class PageRank(BuiltinAlgorithm):
         return page_rank(
             dg, p["damping"], p["threshold"], self.rounds(p, opts.max_iterations), opts
         )
-
-
-register_algorithm(PageRank())

@@ -14,15 +14,12 @@ from typing import Any
 
 import numpy as np
 
-from geaflow_sql.core import types as T
+from planner.algorithms import builtin_signature
 
-from ..builtin import ID, BuiltinAlgorithm, Output, Param
+from ..builtin import BuiltinAlgorithm
 from ..dist_graph import DistGraph
 from ..local_graph import LocalGraph
 from ..options import RunOptions
-from ..registry import register_algorithm
-
-_PLAN = "org.apache.geaflow.dsl.udf.graph."
 
 
 def _neighbours(g: LocalGraph, index: int | None) -> np.ndarray:
@@ -33,10 +30,7 @@ def _neighbours(g: LocalGraph, index: int | None) -> np.ndarray:
 
 
 class CommonNeighbors(BuiltinAlgorithm):
-    name = "common_neighbors"
-    java_classes = (_PLAN + "CommonNeighbors",)
-    params = (Param("a", "id"), Param("b", "id"))
-    outputs = (Output("id", ID),)
+    signature = builtin_signature("common_neighbors")
 
     def local(self, g: LocalGraph, p: dict[str, Any], max_iterations: int) -> list[np.ndarray]:
         if max_iterations < 2:
@@ -60,14 +54,7 @@ class CommonNeighbors(BuiltinAlgorithm):
 
 
 class JaccardSimilarity(BuiltinAlgorithm):
-    name = "jaccard_similarity"
-    java_classes = (_PLAN + "JaccardSimilarity", _PLAN + "JaccardSimilarityAlgorithm")
-    params = (Param("a", "id"), Param("b", "id"))
-    outputs = (
-        Output("vertex_a", ID),
-        Output("vertex_b", ID),
-        Output("jaccard_coefficient", T.DOUBLE),
-    )
+    signature = builtin_signature("jaccard_similarity")
 
     def local(self, g: LocalGraph, p: dict[str, Any], max_iterations: int) -> list[np.ndarray]:
         ia, ib = g.vertex_index(p["a"]), g.vertex_index(p["b"])
@@ -104,7 +91,3 @@ class JaccardSimilarity(BuiltinAlgorithm):
         return rows.select(
             F.col("id").alias("vertex_a"), b.alias("vertex_b"), value.alias("jaccard_coefficient")
         )
-
-
-for _algorithm in (CommonNeighbors(), JaccardSimilarity()):
-    register_algorithm(_algorithm)

@@ -33,18 +33,13 @@ from typing import Any
 import numpy as np
 import scipy.sparse as sp
 
-from geaflow_sql.core import types as T
-from geaflow_sql.core.errors import ValidationError
+from planner.algorithms import builtin_signature
 
-from ..builtin import ID, BuiltinAlgorithm, Output, Param
+from ..builtin import BuiltinAlgorithm
 from ..dist_graph import DistGraph, Needs
 from ..java_compat import shard_of
 from ..local_graph import LocalGraph
 from ..options import RunOptions
-from ..registry import register_algorithm
-
-_PLAN = "org.apache.geaflow.dsl.udf.graph."
-
 
 # ---------------------------------------------------------------------------
 # Local
@@ -161,10 +156,7 @@ def _with_layout(pairs: Any, layout: Any) -> Any:
 
 
 class TriangleCount(BuiltinAlgorithm):
-    name = "triangle_count"
-    java_classes = (_PLAN + "TriangleCount",)
-    params = (Param("vertex_label", "str", None),)
-    outputs = (Output("id", ID), Output("count", T.BIGINT))
+    signature = builtin_signature("triangle_count")
     uses_shards = True
 
     def prepare(self, p: dict[str, Any], graph: Any) -> dict[str, Any]:
@@ -202,34 +194,8 @@ class TriangleCount(BuiltinAlgorithm):
 
 
 class ClusterCoefficient(BuiltinAlgorithm):
-    name = "cluster_coefficient"
-    java_classes = (_PLAN + "ClusterCoefficient",)
-    params = (Param("vertex_label", "str", None), Param("min_degree", "int", 2))
-    outputs = (Output("vid", ID), Output("coefficient", T.DOUBLE))
+    signature = builtin_signature("cluster_coefficient")
     uses_shards = True
-
-    def bind(self, args: list[Any], id_type: Any) -> dict[str, Any]:
-        """``(label)``, ``(label, min_degree)`` or ``(min_degree)``: the first argument's type decides."""
-        if len(args) > 2:
-            raise ValidationError(
-                f"cluster_coefficient() takes at most 2 arguments, got {len(args)}: "
-                "usage cluster_coefficient([vertex_label], [min_degree])"
-            )
-        label, min_degree = None, 2
-        if args and args[0] is not None:
-            first = args[0]
-            if isinstance(first, str):
-                label = first
-                if len(args) > 1 and args[1] is not None:
-                    min_degree = _integer(args[1])
-            elif isinstance(first, (int, np.integer)) and not isinstance(first, bool):
-                min_degree = int(first)
-            else:
-                raise ValidationError(
-                    "cluster_coefficient() argument must be a vertex label (string) or a minimum "
-                    f"degree (integer), got {first!r}"
-                )
-        return {"vertex_label": label, "min_degree": min_degree}
 
     def prepare(self, p: dict[str, Any], graph: Any) -> dict[str, Any]:
         return {**p, "shards": int(graph.shard_count or 1)}
@@ -297,13 +263,3 @@ def _coefficients(degree: np.ndarray, tri: np.ndarray, big: np.ndarray) -> np.nd
     with np.errstate(divide="ignore", invalid="ignore"):
         value = (2.0 * (tri / 2.0)) / possible
     return np.where(big & (possible > 0), value, 0.0)
-
-
-def _integer(value: Any) -> int:
-    if isinstance(value, (int, np.integer)) and not isinstance(value, bool):
-        return int(value)
-    raise ValidationError(f"cluster_coefficient() minimum degree must be an integer, got {value!r}")
-
-
-for _algorithm in (TriangleCount(), ClusterCoefficient()):
-    register_algorithm(_algorithm)

@@ -2,17 +2,23 @@
 
 A function name resolves, in order, to: a function the catalog holds (created
 with ``CREATE FUNCTION``), then a built-in.  A catalog function whose class is
-one of GeaFlow's own built-ins is just another name for ours; any other class
-path is imported as Python (``package.module.Class``).  Test-only classes of
-GeaFlow's reference suite are looked up in ``GEAFLOW_SQL_FUNCTION_ALIASES``
-(a registry tests and users can extend, see ``register_class_alias``).
+one of GeaFlow's own built-ins (functions or graph algorithms) is just another
+name for ours; any other class path is imported as Python
+(``package.module.Class``) once, when CREATE FUNCTION is bound, and the loaded
+function is kept on the catalog record.  Test-only classes of GeaFlow's
+reference suite are looked up in a registry tests and users can extend
+(``register_class_alias``).
+
+A user scalar function called in a statement is a ``ScalarUdf`` on the bound
+statement: the runtime registers it with Spark before the plan runs, under a
+name unique to the function, its number of arguments and its result type.
 """
 
 from __future__ import annotations
 
 import hashlib
 import importlib
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from geaflow_sql.core import types as T
@@ -20,6 +26,8 @@ from geaflow_sql.core.catalog import FunctionInfo
 from geaflow_sql.core.errors import CatalogError, ValidationError
 from geaflow_sql.udf import AggregateFunction, ScalarFunction, TableFunction
 from planner.functions import FunctionKind, resolve_class_name
+
+from .algorithms import signature_for_class
 
 # Java class name -> Python "module.Class" that implements it.  Filled by
 # ``register_class_alias``; GeaFlow's reference tests use classes of their own
@@ -33,13 +41,13 @@ def register_class_alias(java_class: str, python_path: str) -> None:
 
 @dataclass(frozen=True, slots=True)
 class UserFunction:
-    """A loaded Python user function."""
+    """A loaded Python user function (equal by name and class, not by instance)."""
 
     name: str  # catalog name
     class_path: str
     kind: FunctionKind
-    instance: Any
-    spark_name: str  # unique name the runtime registers it under
+    instance: Any = field(compare=False)
+    spark_name: str = ""  # prefix of the names the runtime registers it under
 
     @property
     def vectorized(self) -> bool:
@@ -77,9 +85,9 @@ def resolve_function(info: FunctionInfo) -> UserFunction | BuiltinAlias:
     builtin = resolve_class_name(info.class_name)
     if builtin is not None:
         return BuiltinAlias(info.name, builtin[0], builtin[1])
-    algorithm = _algorithm_alias(info.class_name)
+    algorithm = signature_for_class(info.class_name)
     if algorithm is not None:
-        return BuiltinAlias(info.name, FunctionKind.ALGORITHM, algorithm)
+        return BuiltinAlias(info.name, FunctionKind.ALGORITHM, algorithm.name)
     path = _CLASS_ALIASES.get(info.class_name, info.class_name)
     cls = load_python_class(path)
     instance = cls() if isinstance(cls, type) else cls
@@ -102,14 +110,6 @@ def resolve_function(info: FunctionInfo) -> UserFunction | BuiltinAlias:
     return UserFunction(info.name, path, kind, instance, f"geaflow_udf_{digest}")
 
 
-def _algorithm_alias(class_name: str) -> str | None:
-    try:
-        from runtime.algorithms.registry import algorithm_for_class
-    except ImportError:  # pragma: no cover - algorithms package optional at import time
-        return None
-    return algorithm_for_class(class_name)
-
-
 def _looks_like_algorithm(instance: Any) -> bool:
     return callable(getattr(instance, "process", None)) and callable(
         getattr(instance, "init", None)
@@ -128,3 +128,20 @@ def parse_type_name(text: str) -> Any:
 def parse_type_name_node(node: Any) -> Any:
     args = tuple(parse_type_name_node(a) for a in node.args)
     return T.type_from_name(node.name, node.params, args)
+
+
+@dataclass(frozen=True, slots=True)
+class ScalarUdf:
+    """A user scalar function as one call site uses it: ``n_args`` arguments
+    returning ``result``.  A result type may depend on the argument types and
+    a pandas UDF has a fixed arity, so each combination has a Spark name of
+    its own."""
+
+    function: UserFunction
+    result: Any
+    n_args: int
+
+    @property
+    def spark_name(self) -> str:
+        digest = hashlib.sha1(str(self.result).encode()).hexdigest()[:6]
+        return f"{self.function.spark_name}_{self.n_args}_{digest}"
