@@ -90,19 +90,26 @@ INSERT INTO distances CALL sssp(0) YIELD (id, distance) RETURN id, distance;
 
 @contextlib.contextmanager
 def timing(incremental: bool) -> Any:
-    """Seconds per (statement kind, window) of the graph statements, and their rows."""
+    """Seconds per (statement kind, window) of the graph statements, and their rows.
+
+    Without ``incremental`` the job recomputes instead: incremental MATCH is
+    off, and ``incremental_kcore`` and ``sssp`` are bound as algorithms that
+    keep no state between windows."""
+    import dataclasses
+
+    import planner.algorithms as algorithms
     import runtime.streaming.job as job
     from planner.graph_nodes import EdgeMatch, GraphAlgorithm
     from planner.logical import walk
-    from runtime.algorithms.registry import algorithm_named
 
     seconds: dict[str, dict[int, float]] = defaultdict(dict)
     rows: dict[str, int] = defaultdict(int)
     real_run = job.WindowedJob.run_statement
     real_incremental = job.incremental_result
+    real_signatures = dict(algorithms._BY_NAME)
 
-    def run_statement(self: Any, st: Any) -> None:
-        nodes = walk(st.prepared.plan)
+    def run_statement(self: Any, st: Any, window: Any) -> None:
+        nodes = walk(st.plan)
         calls = [n.name for n in nodes if isinstance(n, GraphAlgorithm)]
         kind = (
             "match"
@@ -113,24 +120,23 @@ def timing(incremental: bool) -> Any:
         )
         before = st.written
         start = time.perf_counter()
-        real_run(self, st)
+        real_run(self, st, window)
         if kind is not None:
-            seconds[kind][self.ctx.window.round] = time.perf_counter() - start
+            seconds[kind][window.number] = time.perf_counter() - start
             rows[kind] += st.written - before
 
-    stateful = [algorithm_named(name) for name in ("incremental_kcore", "sssp")]
     job.WindowedJob.run_statement = run_statement  # type: ignore[method-assign]
     if not incremental:
         job.incremental_result = lambda *args: None  # type: ignore[assignment]
-        for algorithm in stateful:
-            algorithm.incremental = False  # type: ignore[union-attr]
+        for name in ("incremental_kcore", "sssp"):
+            signature = algorithms._BY_NAME[name]
+            algorithms._BY_NAME[name] = dataclasses.replace(signature, incremental=False)
     try:
         yield seconds, rows
     finally:
         job.WindowedJob.run_statement = real_run  # type: ignore[method-assign]
         job.incremental_result = real_incremental
-        for algorithm in stateful:
-            algorithm.incremental = True  # type: ignore[union-attr]
+        algorithms._BY_NAME.update(real_signatures)
 
 
 def run(

@@ -25,15 +25,17 @@ def parse(text: str, source: str = "<script>"):  # type: ignore[no-untyped-def]
 
 
 def __getattr__(name: str):  # type: ignore[no-untyped-def]
-    # Session pulls in PySpark; import it only when asked for.
+    # The Session pulls in the runtime and PySpark: import it only when asked
+    # for, so that ``geaflow_sql.core`` (which every layer imports, and which
+    # loads this package first) loads without the rest of the project.
     if name == "Session":
         from .session import Session
 
         return Session
-    if name == "QueryResult":
-        from .results import QueryResult
+    if name in ("QueryResult", "StatementResult"):
+        from runtime import results
 
-        return QueryResult
+        return getattr(results, name)
     raise AttributeError(name)
 
 
@@ -44,7 +46,9 @@ __all__ = [
     "ExecutionError",
     "GeaflowError",
     "ParseError",
+    "QueryResult",
     "Session",
+    "StatementResult",
     "TypeMismatchError",
     "UnsupportedError",
     "ValidationError",

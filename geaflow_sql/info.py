@@ -6,9 +6,9 @@ from collections.abc import Sequence
 from typing import Any
 
 from planner.statements import InfoStatement
+from runtime.results import StatementResult
 
 from .core.errors import CatalogError
-from .results import StatementResult
 
 
 def _table(rows: list[tuple[str, ...]], header: tuple[str, ...]) -> str:

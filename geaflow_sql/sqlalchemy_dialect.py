@@ -423,11 +423,5 @@ def _names(store: dict[tuple[str, str], Any], session: Any, schema: str | None) 
 
 def _view_fields(session: Any, parts: tuple[str, ...]) -> list[tuple[str, Any]]:
     """A view's columns and types, by planning ``SELECT *`` over it (nothing runs)."""
-    from planner.binder import StatementBinder
-    from planner.statements import PlanStatement
-
     name = ".".join("`" + p.replace("`", "``") + "`" for p in parts)
-    parsed = session.parse(f"SELECT * FROM {name}", "<inspector>")
-    bound = StatementBinder(session._bind_context(parsed, None)).bind(parsed.statements[0])
-    assert isinstance(bound, PlanStatement) and bound.root is not None
-    return [(f.name, f.type) for f in bound.root.schema]
+    return list(session.columns_of(f"SELECT * FROM {name}"))

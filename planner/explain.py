@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from .logical import LogicalNode
 from .optimizer import OptimizeResult
-from .physical import ExecutionGraph, ExecutionGroup
+from .physical import PER_ITERATION, PER_WINDOW, ExecutionGraph, ExecutionGroup
 from .pipeline import PipelineGraph
 
 
@@ -41,37 +41,41 @@ def render_pipeline(graph: PipelineGraph) -> str:
             + (f"{list(e.keys)}" if e.keys else "")
             for e in ins
         )
-        repeat = "" if v.repeats == "once" else f" repeats={v.repeats}"
         lines.append(
-            f"  [{v.id}] {v.kind:<10} {v.operator:<14} parallelism={v.parallelism}{repeat}"
+            f"  [{v.id}] {v.kind:<10} {v.operator:<14} parallelism={v.parallelism}"
             + (f"  <- {src}" if src else "")
         )
     return "\n".join(lines)
 
 
 def render_groups(graph: ExecutionGraph) -> str:
+    """Each group, nested under its parent, with the rounds its cycle runs."""
     lines: list[str] = []
 
-    def visit(g: ExecutionGroup, depth: int) -> None:
+    def visit(g: ExecutionGroup, parent: ExecutionGroup | None, depth: int) -> None:
         pad = "  " * (depth + 1)
         lines.append(
             f"{pad}group {g.id} mode={g.mode} vertices={list(g.vertex_ids)} "
             f"head={list(g.head)} tail={list(g.tail)}"
         )
-        lines.append(f"{pad}  cycle {g.id}: rounds {_rounds(g.mode)}")
+        lines.append(f"{pad}  cycle {g.id}: {_rounds(g, parent)}")
         for c in g.children:
-            visit(c, depth + 1)
+            visit(c, g, depth + 1)
 
-    visit(graph.root, 0)
+    visit(graph.root, None, 0)
     return "\n".join(lines)
 
 
-def _rounds(mode: str) -> str:
-    return {
-        "once": "1 (batch)",
-        "per_window": "one per source window",
-        "per_iteration": "one per iteration, until convergence or the bound",
-    }.get(mode, mode)
+def _rounds(group: ExecutionGroup, parent: ExecutionGroup | None) -> str:
+    if group.mode == PER_WINDOW:
+        return "a round per source window"
+    if group.mode == PER_ITERATION:
+        return "a round per iteration, until convergence or the bound"
+    if parent is None:
+        return "1 round (batch)"
+    if parent.mode == PER_WINDOW:
+        return "1 round in each window, in statement order"
+    return "1 round"
 
 
 def render_all(

@@ -1,79 +1,124 @@
 """The ExecutionGraph: PipelineGraph vertices grouped into ExecutionGroups.
 
-A group is a set of operators that run as one unit: here, one Spark job (its
-lineage evaluated by a single action at the group's tail).  Groups nest, and a
-group runs once (batch), once per window (a stream source feeds it) or once
-per iteration (graph traversal and algorithms).  The scheduler turns each
-group into a cycle (``runtime.scheduler``).
+A group is a set of operators that run as one unit, and the runtime's
+scheduler runs each group as a cycle (``runtime.scheduler``) with its id.
+Groups nest, and a group's mode says how many rounds its cycle runs each time
+its parent runs it:
+
+* ``once``: one round.  A batch statement is one such group; in a windowed
+  job each statement is one, run once per window, in script order (so a
+  window's graph inserts are visible to the queries after them);
+* ``per_window``: a round per source window (the root group of a windowed
+  job, over all of its statements);
+* ``per_iteration``: a round per superstep, until convergence or the bound
+  (an ITERATOR operator: variable-length expansion, a graph algorithm).
 
 Grouping, following GeaFlow: operators connected by any edge share a group
 (Spark pipelines FORWARD edges and shuffles KEY/BROADCAST edges inside one
-job), except that an ITERATOR operator gets a nested group of its own that
-repeats per iteration, and a windowed source makes its whole group repeat per
-window.
+job), except that an ITERATOR gets a nested group of its own that repeats per
+iteration.  Group ids are numbered depth first from the root (0), so the ids
+EXPLAIN prints are the ids of the cycles that run.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from collections.abc import Iterator
+from dataclasses import dataclass
+from typing import Literal
 
 from .pipeline import ITERATOR, SINK, SOURCE, PipelineGraph
 
-ONCE = "once"
-PER_WINDOW = "per_window"
-PER_ITERATION = "per_iteration"
+Mode = Literal["once", "per_window", "per_iteration"]
+ONCE: Mode = "once"
+PER_WINDOW: Mode = "per_window"
+PER_ITERATION: Mode = "per_iteration"
 
 
 @dataclass(frozen=True)
 class ExecutionGroup:
     id: int
     vertex_ids: tuple[int, ...]
-    mode: str  # once | per_window | per_iteration
+    mode: Mode
     children: tuple[ExecutionGroup, ...] = ()
     head: tuple[int, ...] = ()  # vertices that receive the cycle's events (sources)
     tail: tuple[int, ...] = ()  # vertices that answer when a round is done (sinks)
 
-    def all_groups(self) -> list[ExecutionGroup]:
-        out = [self]
+    def all_groups(self) -> Iterator[ExecutionGroup]:
+        yield self
         for c in self.children:
-            out += c.all_groups()
-        return out
+            yield from c.all_groups()
 
 
 @dataclass(frozen=True)
 class ExecutionGraph:
     pipeline: PipelineGraph
     root: ExecutionGroup
-    group_edges: tuple[tuple[int, int], ...] = field(default=())
 
     @property
     def groups(self) -> list[ExecutionGroup]:
-        return self.root.all_groups()
+        return list(self.root.all_groups())
+
+    @property
+    def windowed(self) -> bool:
+        return self.root.mode == PER_WINDOW
+
+    @property
+    def statements(self) -> tuple[ExecutionGroup, ...]:
+        """One group per statement, in script order (the root, in batch)."""
+        return self.root.children if self.windowed else (self.root,)
+
+    def iteration_group(self, vertex_id: int) -> ExecutionGroup:
+        """The group an ITERATOR vertex repeats in."""
+        for g in self.root.all_groups():
+            if g.mode == PER_ITERATION and g.vertex_ids == (vertex_id,):
+                return g
+        raise KeyError(vertex_id)
+
+
+def _upstream(pipeline: PipelineGraph, sink: int) -> list[int]:
+    """The vertices a sink reads from, directly or not, and the sink (ascending)."""
+    seen = {sink}
+    stack = [sink]
+    while stack:
+        for e in pipeline.inputs_of(stack.pop()):
+            if e.src not in seen:
+                seen.add(e.src)
+                stack.append(e.src)
+    return sorted(seen)
 
 
 def build_execution_graph(pipeline: PipelineGraph, windowed: bool = False) -> ExecutionGraph:
+    """Group a statement's PipelineGraph (``windowed``: a job's, one sink per
+    statement, whose sources are read window by window)."""
     counter = iter(range(1_000_000))
-    iterators = [v for v in pipeline.vertices if v.kind == ITERATOR]
-    children: list[ExecutionGroup] = []
-    for it in iterators:
-        children.append(
-            ExecutionGroup(
-                next(counter) + 1,
-                (it.id,),
-                PER_ITERATION,
-                (),
-                (it.id,),
-                (it.id,),
-            )
+
+    def group(vertex_ids: list[int], mode: Mode) -> ExecutionGroup:
+        gid = next(counter)
+        children = tuple(
+            ExecutionGroup(next(counter), (v,), PER_ITERATION, (), (v,), (v,))
+            for v in vertex_ids
+            if pipeline.vertex(v).kind == ITERATOR
         )
-    windowed = windowed or any(v.repeats == PER_WINDOW for v in pipeline.vertices)
+        return ExecutionGroup(
+            gid,
+            tuple(vertex_ids),
+            mode,
+            children,
+            tuple(v for v in vertex_ids if pipeline.vertex(v).kind == SOURCE),
+            tuple(v for v in vertex_ids if pipeline.vertex(v).kind == SINK),
+        )
+
+    everything = [v.id for v in pipeline.vertices]
+    if not windowed:
+        return ExecutionGraph(pipeline, group(everything, ONCE))
+    root_id = next(counter)
+    statements = tuple(group(_upstream(pipeline, s.id), ONCE) for s in pipeline.sinks)
     root = ExecutionGroup(
-        0,
-        tuple(v.id for v in pipeline.vertices),
-        PER_WINDOW if windowed else ONCE,
-        tuple(children),
-        tuple(v.id for v in pipeline.vertices if v.kind == SOURCE),
-        tuple(v.id for v in pipeline.vertices if v.kind == SINK),
+        root_id,
+        tuple(everything),
+        PER_WINDOW,
+        statements,
+        tuple(v.id for v in pipeline.sources),
+        tuple(v.id for v in pipeline.sinks),
     )
-    edges = tuple((0, c.id) for c in children)
-    return ExecutionGraph(pipeline, root, edges)
+    return ExecutionGraph(pipeline, root)

@@ -49,8 +49,6 @@ class PipelineVertex:
     operator: str
     node: LogicalNode = field(compare=False, repr=False)
     parallelism: int = 1
-    # Windowed sources and iterations make their group repeat (see physical.py).
-    repeats: str = "once"  # once | per_window | per_iteration
 
     def label(self) -> str:
         return f"{self.id}:{self.operator}"
@@ -180,11 +178,8 @@ def build_pipeline(plan: LogicalNode, config: Config) -> PipelineGraph:
             return -1
         vid = len(vertices)
         ids[id(node)] = vid
-        repeats = str(getattr(node, "repeats", "once"))
         vertices.append(
-            PipelineVertex(
-                vid, _kind_of(node), node.kind, node, _parallelism(node, config), repeats
-            )
+            PipelineVertex(vid, _kind_of(node), node.kind, node, _parallelism(node, config))
         )
         for idx, (child, cid) in enumerate(zip(node.inputs, child_ids, strict=True)):
             partition: str = FORWARD

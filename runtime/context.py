@@ -1,26 +1,36 @@
-"""What operators need while they run: Spark, config, catalog, graph stores, paths."""
+"""The runtime context: what every statement of a script runs with.
+
+Spark, the job configuration, the catalog and the graph stores, where paths
+point, and what the job's sinks and scans have recorded so far.  What changes
+from one evaluation to the next (a window, a graph version) is not here: it
+is passed to each evaluation as ``runtime.reads.Reads``.
+"""
 
 from __future__ import annotations
 
 import os
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol
 
-from geaflow_sql.core.catalog import Catalog
+from geaflow_sql.core.catalog import Catalog, GraphInfo
 from geaflow_sql.core.config import PERSISTENT_ROOT, RESOURCE_ROOT, Config
 
+from .connectors.text_format import observed_bad_rows
 
-@dataclass
-class Metrics:
-    spark_actions: int = 0
-    rows_written: int = 0
-    bad_rows_skipped: int = 0
 
-    def reset(self) -> None:
-        self.spark_actions = 0
-        self.rows_written = 0
-        self.bad_rows_skipped = 0
+class GraphStoreAccess(Protocol):
+    """The session's graph stores (``runtime.stores.registry.GraphStores``)."""
+
+    stores: dict[str, Any]
+
+    def store(self, ctx: RuntimeContext, graph: GraphInfo) -> Any: ...
+
+    def create(self, ctx: RuntimeContext, graph: GraphInfo) -> None: ...
+
+    def drop(self, name: str) -> None: ...
+
+    def write(self, env: Any, node: Any, df: Any) -> int: ...
 
 
 @dataclass
@@ -28,51 +38,25 @@ class RuntimeContext:
     spark: Any
     config: Config
     catalog: Catalog
-    stores: Any  # runtime.stores.GraphStores
-    metrics: Metrics = field(default_factory=Metrics)
+    stores: GraphStoreAccess
     # Where relative paths and resource:/// paths point.
     base_dir: str = field(default_factory=os.getcwd)
-    # Text the console sink printed (also written to stdout).
-    console: list[str] = field(default_factory=list)
-    job_tag: str | None = None
-    # The round of a windowed job being run (runtime.streaming.job.WindowState).
-    window: Any = None
-    # State incremental algorithms keep between windows (checkpointed).
-    window_algorithm_state: dict[str, Any] = field(default_factory=dict)
     # Local files written by this job: the first write replaces, later ones append.
     files_written: set[str] = field(default_factory=set)
     # (table name, pyspark Observation) of text scans that skip bad rows; read
     # once the statement's action ran (see ``bad_rows_skipped``).
     bad_row_observations: list[tuple[str, Any]] = field(default_factory=list)
-    # Tables a graph is defined USING, read once per statement (see
-    # runtime.stores.memory.table_frame); emptied when a statement starts.
-    table_frames: dict[Any, Any] = field(default_factory=dict)
 
     def bad_rows_skipped(self) -> dict[str, int]:
         """Bad rows skipped per table by the scans of the statement that just ran.
 
         Reads (and forgets) the observations: call it after the Spark action.
         """
-        from runtime.connectors.file import observed_bad_rows
-
         counts: dict[str, int] = {}
         for table, observation in self.bad_row_observations:
             counts[table] = counts.get(table, 0) + observed_bad_rows(observation)
         self.bad_row_observations.clear()
-        self.metrics.bad_rows_skipped += sum(counts.values())
         return counts
-
-    def window_input(self, scan: Any) -> Any:
-        """A table scan's rows in the current window (None outside windowed jobs)."""
-        if self.window is None:
-            return None
-        return self.window.table_frame(scan.table)
-
-    def window_table(self, table: Any) -> Any:
-        """All rows read so far of a table backing a USING graph, in a windowed job."""
-        if self.window is None:
-            return None
-        return self.window.table_frame(table, cumulative=True)
 
     def resource_root(self) -> str:
         root = self.config.get_str(RESOURCE_ROOT)

@@ -6,6 +6,8 @@ import re
 
 from geaflow_sql.core.errors import CancelledError, DataError, ExecutionError, GeaflowError
 
+from .connectors.text_format import locate_bad_line
+
 _BAD_ROW = re.compile(r"GEAFLOW_BAD_ROW: (.*?)(?: SQLSTATE|\n|$)", re.S)
 
 
@@ -34,8 +36,6 @@ def translate(err: BaseException) -> GeaflowError:
     if name not in ("AnalysisException", "ParseException") and "USER_RAISED_EXCEPTION" in text:
         m = _BAD_ROW.search(text)
         if m:
-            from runtime.connectors.file import locate_bad_line
-
             # Rows of large files are read without numbers: find the line now.
             return DataError(locate_bad_line(m.group(1).strip()))
     if "cancel" in text.lower() and ("job" in text.lower() or "interrupt" in text.lower()):

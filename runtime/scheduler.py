@@ -85,8 +85,13 @@ class SchedulerTrace:
 class CycleScheduler:
     """Runs a cycle to completion by exchanging events with its head and tail."""
 
-    def __init__(self, listener: Callable[[Event], None] | None = None) -> None:
+    def __init__(
+        self, listener: Callable[[Event], None] | None = None, *, record: bool = True
+    ) -> None:
         self.listener = listener
+        # Keep every event in ``trace`` (a long windowed job runs many: the
+        # runtime records them only when asked, geaflow.dsl.trace.cycles).
+        self.record = record
         self.trace = SchedulerTrace()
 
     def _emit(self, queue: deque[Event], event: Event) -> None:
@@ -99,7 +104,8 @@ class CycleScheduler:
         try:
             while queue:
                 event = queue.popleft()
-                self.trace.events.append((event.cycle_id, event.kind.value, event.round))
+                if self.record:
+                    self.trace.events.append((event.cycle_id, event.kind.value, event.round))
                 if self.listener is not None:
                     self.listener(event)
                 if event.kind is EventKind.LAUNCH:
@@ -166,11 +172,27 @@ class FunctionCycle(ExecutionCycle):
         return self._last[1]
 
 
-def run_iteration(
-    step: Callable[[int], tuple[bool, Any]],
-    max_rounds: int | None,
-    on_finish: Callable[[], Any] | None = None,
-    cycle_id: int = 1000,
-) -> Any:
-    """Run an iteration as a cycle: rounds until ``step`` says stop or the bound."""
-    return CycleScheduler().run(FunctionCycle(cycle_id, step, max_rounds, on_finish))
+@dataclass(frozen=True)
+class IterationRunner:
+    """Runs an iteration as a child cycle: rounds of ``step`` under the
+    scheduler running the statement, with the id of the iteration's
+    ExecutionGroup, so the scheduler's trace names the groups EXPLAIN shows."""
+
+    scheduler: CycleScheduler
+    cycle_id: int
+
+    def run(
+        self,
+        step: Callable[[int], tuple[bool, Any]],
+        max_rounds: int | None,
+        on_finish: Callable[[], Any] | None = None,
+    ) -> Any:
+        """Rounds until ``step`` says stop or the bound; the last round's result
+        (or ``on_finish()``)."""
+        return self.scheduler.run(FunctionCycle(self.cycle_id, step, max_rounds, on_finish))
+
+    @staticmethod
+    def standalone() -> IterationRunner:
+        """For an algorithm called outside any statement (its kernels' tests,
+        the benchmarks): a scheduler of its own and cycle 0."""
+        return IterationRunner(CycleScheduler(), 0)

@@ -247,6 +247,44 @@ def _local_jars(conf: dict[str, Any]) -> str:
     return ",".join(jars)
 
 
+# SparkSessions geaflow-sql started, with how many open Sessions use each:
+# id -> [SparkSession, users].  The last Session to close stops it.
+_started: dict[int, list[Any]] = {}
+
+
+def acquire_session(master: str | None = None, conf: dict[str, Any] | None = None) -> Any:
+    """A SparkSession for a geaflow-sql Session that was given none.
+
+    If no Spark runs in this process yet, this starts one and counts the
+    Sessions using it; ``release_session`` stops it when the last one closes.
+    A Spark that was already running (the user's, a notebook's) is only used."""
+    from pyspark import SparkContext
+
+    with _lock:
+        running = SparkContext._active_spark_context is not None
+        spark = create_session(master, conf)
+        entry = _started.get(id(spark))
+        if entry is not None:
+            entry[1] += 1
+        elif not running:
+            _started[id(spark)] = [spark, 1]
+        return spark
+
+
+def release_session(spark: Any) -> None:
+    """A Session that acquired ``spark`` is done with it (see ``acquire_session``)."""
+    with _lock:
+        entry = _started.get(id(spark))
+        if entry is None:
+            return
+        entry[1] -= 1
+        if entry[1] > 0:
+            return
+        del _started[id(spark)]
+    with contextlib.suppress(Exception):  # already stopped by the user
+        spark.stop()
+
+
 def shared_session(master: str | None = None, conf: dict[str, Any] | None = None) -> Any:
     """One SparkSession per process (tests and the conformance runner share it)."""
     with _lock:

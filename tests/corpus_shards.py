@@ -93,7 +93,7 @@ def run_shard(
     import pytest
 
     import planner.optimizer as optimizer
-    import runtime.executor as executor
+    import runtime.plans as plans
     from geaflow_sql.conformance import ConformanceRunner
 
     run = ShardRun(None)
@@ -118,7 +118,7 @@ def run_shard(
 
     runner.run_case = run_case  # type: ignore[method-assign]
     mp = pytest.MonkeyPatch()
-    mp.setattr(executor, "optimize", spy)
+    mp.setattr(plans, "optimize", spy)
     try:
         run.report = runner.run(list(suites), conf or {})  # suite names and ids match exactly
     finally:

@@ -19,7 +19,7 @@ from geaflow_sql.core.config import Config
 from geaflow_sql.core.errors import ConfigError
 from runtime.algorithms.base import AlgorithmGraph
 from runtime.algorithms.iteration import IterationTrace, iterate
-from runtime.algorithms.options import CheckpointPolicy
+from runtime.algorithms.options import CheckpointPolicy, RunOptions
 from runtime.algorithms.registry import algorithm_named
 
 
@@ -206,13 +206,22 @@ def test_plan_size_does_not_grow(spark: Any) -> None:
         return {"state": nxt}, None
 
     cut = IterationTrace()
-    result = iterate({"state": start}, step, 50, CheckpointPolicy(interval=5), cut, measure="state")
+    result = iterate(
+        {"state": start}, step, 50, RunOptions(checkpoint=CheckpointPolicy(5)), cut, measure="state"
+    )
     assert cut.rounds == 50 and cut.checkpoints == 10
     assert max(cut.plan_sizes[40:]) <= max(cut.plan_sizes[:10])
     assert result["state"].count() == 20
     # the same iteration without cutting lineage grows every round
     uncut = IterationTrace()
-    iterate({"state": start}, step, 12, CheckpointPolicy(interval=0), uncut, measure="state")
+    iterate(
+        {"state": start},
+        step,
+        12,
+        RunOptions(checkpoint=CheckpointPolicy(0)),
+        uncut,
+        measure="state",
+    )
     assert all(b > a for a, b in zip(uncut.plan_sizes, uncut.plan_sizes[1:], strict=False))
     assert uncut.plan_sizes[-1] > max(cut.plan_sizes)
 

@@ -27,7 +27,7 @@ def test_explain_shows_all_plan_levels(session, tmp_path):
     assert "filters=[age$1 > 3]" in after and "columns=[name, age]" in after
     assert "constant_folding" in text and "push_filter_into_scan" in text
     assert "SOURCE" in text and "SINK" in text and "KEY[0]" in text
-    assert "cycle 0: rounds 1 (batch)" in text
+    assert "cycle 0: 1 round (batch)" in text
     assert "HashAggregate" in text
 
 

@@ -16,7 +16,6 @@ enumeration on the graph as it is after that window:
 
 from __future__ import annotations
 
-import dataclasses
 import itertools
 import json
 import random
@@ -230,6 +229,8 @@ def test_assp_in_one_window_equals_the_batch_result(session, spark, tmp_path):
 @pytest.mark.parametrize("store", ["memory", "rocksdb"])
 def test_written_since_holds_exactly_the_rows_written_after_a_version(session, store):
     """A window's delta comes from the store's parts, not from comparing versions."""
+    from runtime.context import RuntimeContext
+    from runtime.env import Env
     from runtime.stores.written import written_since
 
     session.execute(
@@ -240,7 +241,8 @@ def test_written_since_holds_exactly_the_rows_written_after_a_version(session, s
         "INSERT INTO g.node VALUES (1, 'a'), (2, 'b');"
         "INSERT INTO g.link VALUES (1, 2);"
     )
-    ctx = dataclasses.replace(session._runtime_context(), spark=session.spark)
+    ctx = RuntimeContext(session.spark, session.config, session.catalog, session.stores)
+    env = Env(ctx)
     graph = session.catalog.graph(("g",))
     assert graph is not None
     version = ctx.stores.store(ctx, graph).version_number()
@@ -249,13 +251,13 @@ def test_written_since_holds_exactly_the_rows_written_after_a_version(session, s
         "INSERT INTO g.node VALUES (2, 'b2'), (3, 'c');"
         "INSERT INTO g.link VALUES (2, 3), (1, 2);"
     )
-    rows = written_since(ctx, graph, version)
+    rows = written_since(env, graph, version)
     assert rows is not None
     nodes = sorted(tuple(r) for r in rows[("node", True)].collect())
     links = sorted(tuple(r) for r in rows[("link", False)].collect())
     # The rewrite of vertex 2 is written; the parallel edge 1 -> 2 counts again.
     assert nodes == [(2, "b2"), (3, "c")]
     assert links == [(1, 2), (2, 3)]
-    now = written_since(ctx, graph, ctx.stores.store(ctx, graph).version_number())
+    now = written_since(env, graph, ctx.stores.store(ctx, graph).version_number())
     assert now is not None
     assert all(df.count() == 0 for df in now.values())

@@ -190,13 +190,13 @@ def spy(monkeypatch):
     current: list[str] = [""]
     real_run, real_incremental = job.WindowedJob.run_statement, job.incremental_result
 
-    def run_statement(self, st):
-        sinks = [n for n in walk(st.prepared.plan) if isinstance(n, TableSink)]
+    def run_statement(self, st, window):
+        sinks = [n for n in walk(st.plan) if isinstance(n, TableSink)]
         current[0] = sinks[0].table.name.lower().removeprefix("out_") if sinks else ""
-        return real_run(self, st)
+        return real_run(self, st, window)
 
-    def incremental_result(ctx, top, before, now):
-        out = real_incremental(ctx, top, before, now)
+    def incremental_result(env, top, before, now):
+        out = real_incremental(env, top, before, now)
         answered[current[0]].append(out is not None)
         return out
 

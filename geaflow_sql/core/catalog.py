@@ -365,6 +365,12 @@ class Catalog:
     def function(self, name: str) -> FunctionInfo | None:
         return self.functions.get(self._key(name))
 
+    def tables_of(self, graph: GraphInfo) -> list[TableInfo]:
+        """The tables a graph's labels are defined USING (those that exist)."""
+        names = [v.using for v in graph.vertices] + [e.using for e in graph.edges]
+        found = [self.table((name,)) for name in names if name]
+        return [t for t in found if t is not None]
+
     def drop(self, kind: str, parts: tuple[str, ...]) -> bool:
         key = self._key_parts(parts)
         stores: dict[str, dict[tuple[str, str], Any]] = {

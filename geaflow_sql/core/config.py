@@ -12,6 +12,7 @@ from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from .catalog import TableInfo
 from .errors import ConfigError
 
 
@@ -102,6 +103,12 @@ JOB_CHECKPOINT_DIR = Key(
     "geaflow.dsl.checkpoint.dir", None, "durable folder for window checkpoints of a streaming job"
 )
 
+TRACE_CYCLES = Key(
+    "geaflow.dsl.trace.cycles",
+    False,
+    "keep the scheduler's events (cycle, event, round) in each statement's result",
+)
+
 KNOWN_KEYS: dict[str, Key] = {
     k.name: k
     for k in (
@@ -134,6 +141,7 @@ KNOWN_KEYS: dict[str, Key] = {
         RESOURCE_ROOT,
         BAD_ROW_POLICY,
         JOB_CHECKPOINT_DIR,
+        TRACE_CYCLES,
     )
 }
 
@@ -208,3 +216,14 @@ class Config(Mapping[str, Any]):
     def disabled_rules(self) -> frozenset[str]:
         text = self.get_str(DISABLED_RULES) or ""
         return frozenset(x.strip() for x in text.split(",") if x.strip())
+
+
+def table_options(config: Mapping[str, Any], table: TableInfo) -> dict[str, Any]:
+    """What a table is read and written with: the job configuration overlaid
+    by the table's own ``WITH`` options (the table's option wins, as in GeaFlow).
+
+    The one place that decides this precedence: scans, sinks, window sources
+    and graphs defined USING a table all ask here."""
+    out = dict(config.items())
+    out.update(table.options)
+    return out

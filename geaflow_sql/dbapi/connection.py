@@ -16,7 +16,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from geaflow_sql.core.errors import GeaflowError, ParseError
-from geaflow_sql.results import StatementResult
+from runtime.results import StatementResult
 
 from . import exceptions as exc
 from .cursor import Cursor

@@ -14,7 +14,7 @@ from collections.abc import Iterable, Iterator, Sequence
 from typing import TYPE_CHECKING, Any
 
 from geaflow_sql.core import types as T
-from geaflow_sql.results import StatementResult
+from runtime.results import StatementResult
 
 from .exceptions import NotSupportedError, ProgrammingError
 from .types import describe_column

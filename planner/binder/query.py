@@ -12,6 +12,7 @@ from typing import Any
 from sqlglot import exp
 
 from geaflow_sql.core import types as T
+from geaflow_sql.core.config import table_options
 from geaflow_sql.core.errors import CatalogError, GeaflowError, UnsupportedError, ValidationError
 from grammar import syntax as s
 from planner.dialect import template
@@ -452,10 +453,7 @@ class QueryBinder:
         relation = item.alias or item.name.last
         table = catalog.table(parts)
         if table is not None:
-            options = (
-                tuple((k, v) for k, v in self.ctx.config.items() if k.startswith("geaflow."))
-                + table.options
-            )
+            options = tuple(table_options(self.ctx.config, table).items())
             node: LogicalNode = TableScan(table, None, (), options)
             return self._renamed(node, relation, item.column_aliases, item)
         view = catalog.view(parts)

@@ -14,6 +14,7 @@ from typing import Any
 
 from geaflow_sql.core import types as T
 from planner.algorithms import AlgorithmSignature
+from runtime.scheduler import IterationRunner
 
 
 @dataclass
@@ -46,6 +47,9 @@ class AlgorithmGraph:
     shard_count: int | None = None
     # Number of edges when the caller knows it (saves a count to pick the engine).
     edge_count: int | None = None
+    # How the call's supersteps run: rounds of its iteration group's cycle
+    # (a scheduler of its own when called outside a statement).
+    iteration: IterationRunner = field(default_factory=IterationRunner.standalone)
 
 
 class Algorithm:

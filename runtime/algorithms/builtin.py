@@ -74,7 +74,7 @@ class BuiltinAlgorithm(Algorithm):
         if self.uses_shards and graph.shard_count is None:
             graph.shard_count = shard_count_of(ctx, graph)
         p = self.prepare(self.bind(list(args), graph.id_type), graph)
-        opts = options_of(ctx)
+        opts = options_of(ctx, graph)
         if self._use_graphframes(graph, opts):
             out = self.graphframes(DistGraph.of(graph, self.needs(p)), p, opts)
         elif engines.use_local(graph, opts):

@@ -36,7 +36,10 @@ def use_local(graph: Any, opts: RunOptions) -> bool:
 
 
 def run_local(algorithm: Any, graph: Any, p: dict[str, Any], opts: RunOptions) -> Any:
-    """The algorithm's output DataFrame (c0..cN), computed by its local kernel in one task."""
+    """The algorithm's output DataFrame (c0..cN), computed by its local kernel in one task.
+
+    The call's iteration cycle runs one round: the round that builds the
+    task, inside which every superstep runs."""
     schema = algorithm.spark_schema(graph.id_type)
     frame = union_frame(graph, algorithm.needs(p))
     max_iterations = opts.max_iterations
@@ -51,7 +54,10 @@ def run_local(algorithm: Any, graph: Any, p: dict[str, Any], opts: RunOptions) -
         table = pa.Table.from_batches(received)
         yield from kernel_batches(algorithm, table, p, max_iterations, schema, id_type)
 
-    return frame.coalesce(1).mapInArrow(task, schema)
+    def one_round(_: int) -> tuple[bool, Any]:
+        return False, frame.coalesce(1).mapInArrow(task, schema)
+
+    return opts.iteration.run(one_round, 1)
 
 
 def kernel_batches(

@@ -2,8 +2,9 @@
 
 A distributed algorithm is a ``step(frames, round) -> (frames, check)``: it
 builds the next round's DataFrames (vertex state, frontier, ...) from this
-round's.  ``iterate`` runs the steps as rounds of a ``FunctionCycle`` under
-the CycleScheduler and keeps each round cheap:
+round's.  ``iterate`` runs the steps as rounds of the call's iteration cycle
+(its ExecutionGroup's, under the scheduler running the statement) and keeps
+each round cheap:
 
 * **Convergence.**  ``check`` (optional) looks at the frames and says
   whether the iteration is done (no messages, nothing changed); it runs where
@@ -24,9 +25,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from runtime.scheduler import run_iteration
-
-from .options import CheckpointPolicy
+from .options import CheckpointPolicy, RunOptions
 
 Frames = dict[str, Any]
 Check = Callable[[Frames], bool]
@@ -56,12 +55,13 @@ def iterate(
     frames: Frames,
     step: Step,
     max_rounds: int,
-    policy: CheckpointPolicy,
+    opts: RunOptions,
     trace: IterationTrace | None = None,
     measure: str | None = None,
     check_every_round: bool = False,
 ) -> Frames:
-    """Run ``step`` for up to ``max_rounds`` rounds; return the last frames.
+    """Run ``step`` for up to ``max_rounds`` rounds, as rounds of the call's
+    iteration cycle (``opts.iteration``); return the last frames.
 
     Convergence is checked when lineage is cut (every ``interval`` rounds,
     where the frames are materialised anyway), or every round when the policy
@@ -72,6 +72,7 @@ def iterate(
     grow).  ``check_every_round`` is for steps whose frames are cheap to look
     at every round (they were materialised inside the step).
     """
+    policy = opts.checkpoint
     trace = trace if trace is not None else IterationTrace()
     state: dict[str, Any] = {"frames": frames, "persisted": [], "dirty": False}
     if max_rounds <= 0:
@@ -106,7 +107,7 @@ def iterate(
                 _release(older)
         return not done, None
 
-    run_iteration(one_round, max_rounds)
+    opts.iteration.run(one_round, max_rounds)
     result = state["frames"]
     if state["dirty"] and policy.interval > 0:
         result = {k: cut_lineage(v, policy) for k, v in result.items()}

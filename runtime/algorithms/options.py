@@ -6,7 +6,7 @@ know them); this module reads and checks them for one CALL.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from geaflow_sql.core.config import (
@@ -21,6 +21,7 @@ from geaflow_sql.core.config import (
     Key,
 )
 from geaflow_sql.core.errors import ConfigError
+from runtime.scheduler import IterationRunner
 
 ENGINE = ALGORITHM_ENGINE
 
@@ -50,6 +51,8 @@ class RunOptions:
     local_max_edges: int = 5_000_000
     max_iterations: int = GEAFLOW_MAX_ITERATIONS
     checkpoint: CheckpointPolicy = CheckpointPolicy()
+    # Runs the supersteps as rounds of the call's iteration cycle.
+    iteration: IterationRunner = field(default_factory=IterationRunner.standalone)
 
 
 def _choice(config: Config, key: Key, allowed: tuple[str, ...]) -> str:
@@ -83,5 +86,10 @@ def run_options(config: Config | None) -> RunOptions:
     )
 
 
-def options_of(ctx: Any) -> RunOptions:
-    return run_options(getattr(ctx, "config", None))
+def options_of(ctx: Any, graph: Any = None) -> RunOptions:
+    """The options of a call on ``graph`` (whose supersteps run as its
+    ``iteration`` says) from the job config of ``ctx``."""
+    opts = run_options(ctx.config)
+    if graph is None:
+        return opts
+    return replace(opts, iteration=graph.iteration)

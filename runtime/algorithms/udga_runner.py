@@ -114,7 +114,7 @@ class UserAlgorithm(Algorithm):
         self.signature = user_signature(name or type(instance).__name__.lower(), instance)
 
     def run(self, ctx: Any, graph: AlgorithmGraph, args: list[Any]) -> Any:
-        opts = options_of(ctx)
+        opts = options_of(ctx, graph)
         bound = opts.max_iterations
         own = getattr(self.instance, "max_iterations", None)
         if own is not None:
@@ -123,7 +123,9 @@ class UserAlgorithm(Algorithm):
             bound = min(bound, int(own))
         schema = self.spark_schema(graph.id_type)
         if use_local(graph, opts):
-            return _run_local(self.instance, graph, list(args), bound, schema)
+            # One round of the call's cycle builds the task that runs every superstep.
+            local = _run_local(self.instance, graph, list(args), bound, schema)
+            return opts.iteration.run(lambda _: (False, local), 1)
         return _run_distributed(self.instance, graph, list(args), bound, schema, opts)
 
 
@@ -377,7 +379,7 @@ def _run_distributed(
         "messages": empty_state.select("id", F.col("value").alias("blob")),
         "takes": empty_takes,
     }
-    frames = iterate(start, step, bound, opts.checkpoint, check_every_round=True)
+    frames = iterate(start, step, bound, opts, check_every_round=True)
     rounds = rounds_run[0]
     last = frames["state"]
     finish = adjacency.withColumn("inbox", F.lit(None).cast("array<binary>")).join(

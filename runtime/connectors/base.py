@@ -1,18 +1,26 @@
-"""The connector registry: ``CREATE TABLE ... WITH (type='x')`` -> a Connector.
+"""What a connector is: ``CREATE TABLE ... WITH (type='x')`` -> a Connector.
 
 A connector reads a table into a DataFrame whose columns are ``c0..cN`` (the
-table's columns, or the projected subset) and writes a DataFrame into a table.
-New connectors register with ``register_connector``.
+table's columns, or the projected subset) and writes a DataFrame into a
+table.  It also says whether a table is read in windows (a stream, or a
+table with a window size) and opens its window source; the windowed job asks
+the connector, never the connector's name.  ``runtime.connectors.registry``
+finds the connector of a table.
+
+The options a connector gets are the job configuration overlaid by the
+table's own (``geaflow_sql.core.config.table_options``).
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 from geaflow_sql.core.catalog import TableInfo
+from geaflow_sql.core.config import TIME_WINDOW_SIZE, WINDOW_SIZE
 from geaflow_sql.core.errors import ConfigError
+from runtime.context import RuntimeContext
 
 
 @dataclass(frozen=True)
@@ -22,61 +30,156 @@ class ReadRequest:
     projection: tuple[int, ...]  # table column indexes to produce, in order
 
 
+def window_size_of(table: TableInfo, options: dict[str, Any]) -> int:
+    """Rows per window (``geaflow.dsl.window.size``; -1: everything at once)."""
+    value = options.get(WINDOW_SIZE.name, WINDOW_SIZE.default)
+    try:
+        return int(str(value).strip())
+    except ValueError:
+        raise ConfigError(
+            f"table {table.name}: {WINDOW_SIZE.name} must be an integer, got {value!r}"
+        ) from None
+
+
+def time_window_of(options: dict[str, Any]) -> float:
+    """Seconds per window (``geaflow.dsl.time.window.size``; -1: by rows only)."""
+    try:
+        return float(str(options.get(TIME_WINDOW_SIZE.name, TIME_WINDOW_SIZE.default)).strip())
+    except ValueError:
+        return -1.0
+
+
 class Connector:
     name = "base"
-    # Whether this connector's source can be read in windows of rows.
-    supports_windows = False
 
     def validate(self, table: TableInfo, options: dict[str, Any]) -> None:
         """Check a table definition at CREATE TABLE time (raise ConfigError)."""
 
-    def read(self, ctx: Any, req: ReadRequest) -> Any:
+    def read(self, ctx: RuntimeContext, req: ReadRequest) -> Any:
         raise ConfigError(f"tables of type {self.name!r} cannot be read")
 
-    def read_windows(self, ctx: Any, req: ReadRequest, window_size: int) -> Iterator[Any]:
-        """Yield the source as consecutive DataFrames of ``window_size`` rows each."""
-        yield self.read(ctx, req)
-
     def write(
-        self, ctx: Any, df: Any, table: TableInfo, options: dict[str, Any], types: list[Any]
+        self,
+        ctx: RuntimeContext,
+        df: Any,
+        table: TableInfo,
+        options: dict[str, Any],
+        types: list[Any],
+        *,
+        windowed: bool = False,
     ) -> int:
-        """Write ``df`` (columns c0..cN, of GeaFlow ``types``); return rows written or -1."""
+        """Write ``df`` (columns c0..cN, of GeaFlow ``types``); return rows written or -1.
+
+        ``windowed``: the write is one window's output of a windowed job."""
         raise ConfigError(f"tables of type {self.name!r} cannot be written")
 
+    def numbered_rows(self, ctx: RuntimeContext, req: ReadRequest) -> Any:
+        """The table's rows in a stable order with their 0-based position in
+        it (column ``__pos``), so that windows are ranges of positions."""
+        from pyspark.sql import Window
+        from pyspark.sql import functions as F
 
-_REGISTRY: dict[str, Connector] = {}
+        rows = self.read(ctx, req).withColumn("__pos", F.monotonically_increasing_id())
+        return rows.withColumn("__pos", F.row_number().over(Window.orderBy("__pos")) - 1)
+
+    # Windows -----------------------------------------------------------------
+    def reads_in_windows(self, table: TableInfo, options: dict[str, Any]) -> bool:
+        """Is the table read window by window (a windowed job), not whole?
+
+        A bounded source is, when it has a window size of rows or seconds."""
+        return window_size_of(table, options) > 0 or time_window_of(options) > 0
+
+    def window_source(
+        self,
+        ctx: RuntimeContext,
+        table: TableInfo,
+        options: dict[str, Any],
+        log_dir: Path | None,
+    ) -> WindowSource:
+        """The table as a sequence of windows.  ``log_dir``: where a source
+        that cannot be read again logs each window before it is used (under
+        the job's checkpoint folder; None without one).
+
+        A bounded source is read once and numbered, so any window can be read
+        again after a restart."""
+        return ReplayableSource(ctx, table, window_size_of(table, options), self, options)
 
 
-def register_connector(connector: Connector, *names: str) -> None:
-    for n in names or (connector.name,):
-        _REGISTRY[n.lower()] = connector
+class WindowSource:
+    """One table's rows, window by window (columns c0..cN: all table columns)."""
+
+    def __init__(self, ctx: RuntimeContext, table: TableInfo, size: int) -> None:
+        self.ctx = ctx
+        self.table = table
+        self.size = size
+        # Whether the rows are stored once for re-reading in later windows.
+        self.materialize = True
+        # A source whose stream may continue in a later run (see spark_stream).
+        self.resumable = False
+
+    def prepare(self) -> None:
+        """Work done once before the first round."""
+
+    def has_window(self, i: int) -> bool:
+        raise NotImplementedError
+
+    def window(self, i: int) -> Any:
+        raise NotImplementedError
+
+    def cumulative(self, i: int) -> Any:
+        raise NotImplementedError
+
+    def close(self) -> None:
+        """Release connections or threads."""
 
 
-def connector_for(table: TableInfo) -> Connector:
-    _load()
-    kind = table.connector
-    found = _REGISTRY.get(kind)
-    if found is None:
-        known = ", ".join(sorted(_REGISTRY))
-        raise ConfigError(f"table {table.name!r} has unknown type {kind!r} (known: {known})")
-    return found
+class ReplayableSource(WindowSource):
+    """A finite source read once and numbered, so every window can be re-read."""
 
+    def __init__(
+        self,
+        ctx: RuntimeContext,
+        table: TableInfo,
+        size: int,
+        connector: Connector,
+        options: dict[str, Any],
+    ) -> None:
+        super().__init__(ctx, table, size)
+        self.connector = connector
+        self.options = options
 
-def connector_names() -> list[str]:
-    _load()
-    return sorted(_REGISTRY)
+    def prepare(self) -> None:
+        req = ReadRequest(self.table, self.options, tuple(range(len(self.table.columns))))
+        names = [f"c{i}" for i in range(len(self.table.columns))]
+        rows = self.connector.numbered_rows(self.ctx, req).select(*names, "__pos")
+        if not self.materialize:
+            # Read once, as one window (a fused job): keep it lazy.
+            self.rows = rows
+            self.count = -1
+            return
+        # Materialised once: windows are ranges of __pos in the stored rows.
+        self.rows = rows.localCheckpoint(eager=True)
+        self.count = self.rows.count()
 
+    def has_window(self, i: int) -> bool:
+        if self.size <= 0:
+            return i == 0
+        return i * self.size < self.count
 
-def _load() -> None:
-    from . import console, file, jdbc, random_source, socket, spark_source  # noqa: F401
+    def window(self, i: int) -> Any:
+        from pyspark.sql import functions as F
 
+        if self.size <= 0:
+            rows = self.rows if i == 0 else self.rows.where(F.lit(False))
+        else:
+            rows = self.rows.where(
+                (F.col("__pos") >= i * self.size) & (F.col("__pos") < (i + 1) * self.size)
+            )
+        return rows.drop("__pos")
 
-def merged_options(
-    ctx: Any, table: TableInfo, extra: dict[str, Any] | None = None
-) -> dict[str, Any]:
-    """Job configuration overlaid by the table's own options (GeaFlow's precedence)."""
-    out: dict[str, Any] = {k: v for k, v in ctx.config.items()}
-    out.update(extra or {})
-    for k, v in table.options:
-        out[k] = v
-    return out
+    def cumulative(self, i: int) -> Any:
+        from pyspark.sql import functions as F
+
+        if self.size <= 0:
+            return self.rows.drop("__pos")
+        return self.rows.where(F.col("__pos") < (i + 1) * self.size).drop("__pos")

@@ -7,7 +7,7 @@ from typing import Any
 
 from geaflow_sql.core.catalog import TableInfo
 
-from .base import Connector, register_connector
+from .base import Connector
 from .file import collect_lines, option
 from .text_format import format_column
 
@@ -16,18 +16,21 @@ class ConsoleConnector(Connector):
     name = "console"
 
     def write(
-        self, ctx: Any, df: Any, table: TableInfo, options: dict[str, Any], types: list[Any]
+        self,
+        ctx: Any,
+        df: Any,
+        table: TableInfo,
+        options: dict[str, Any],
+        types: list[Any],
+        *,
+        windowed: bool = False,
     ) -> int:
         from pyspark.sql import functions as F
 
         sep = str(option(options, "geaflow.dsl.column.separator", ","))
         cols = [format_column(F, F.col(f"c{i}"), t) for i, t in enumerate(types)]
         lines = collect_lines(df.select(F.concat_ws(sep, *cols).alias("line")))
-        for line in lines:
-            ctx.console.append(line)
-            if not option(options, "geaflow.dsl.console.quiet", False):
+        if not option(options, "geaflow.dsl.console.quiet", False):
+            for line in lines:
                 print(line, file=sys.stdout)
         return len(lines)
-
-
-register_connector(ConsoleConnector(), "console")

@@ -14,7 +14,6 @@ from __future__ import annotations
 import os
 import re
 import uuid
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -23,7 +22,7 @@ from geaflow_sql.core.catalog import TableInfo
 from geaflow_sql.core.config import Config
 from geaflow_sql.core.errors import ConfigError, DataError
 
-from .base import Connector, ReadRequest, register_connector
+from .base import Connector, ReadRequest
 from .text_format import field_parser, format_column, separator_regex
 
 SEPARATOR = "geaflow.dsl.column.separator"
@@ -72,7 +71,6 @@ def list_files(path: str, name_regex: str | None) -> list[str]:
 
 class FileConnector(Connector):
     name = "file"
-    supports_windows = True
 
     def validate(self, table: TableInfo, options: dict[str, Any]) -> None:
         _format(options)
@@ -182,9 +180,7 @@ class FileConnector(Connector):
         from pyspark.sql import Observation
         from pyspark.sql import functions as F
 
-        observations = getattr(ctx, "bad_row_observations", None)
-        if observations is None:
-            return checked
+        observations = ctx.bad_row_observations
         observation = Observation(f"geaflow_bad_rows_{uuid.uuid4().hex[:12]}")
         observations.append((req.table.name, observation))
         bad = F.sum(F.when(F.col("__bad"), 1).otherwise(0)).alias("bad_rows")
@@ -220,14 +216,28 @@ class FileConnector(Connector):
                 )
         return df.select(*cols)
 
-    def read_windows(self, ctx: Any, req: ReadRequest, window_size: int) -> Iterator[Any]:
-        from runtime.streaming.windows import file_windows
+    def numbered_rows(self, ctx: Any, req: ReadRequest) -> Any:
+        """Rows in file and line order, numbered (text files; other formats in
+        the order Spark reads them)."""
+        if _format(req.options) != "text":
+            return super().numbered_rows(ctx, req)
+        from pyspark.sql import Window
+        from pyspark.sql import functions as F
 
-        yield from file_windows(self, ctx, req, window_size)
+        rows = self.parse(ctx, req, self.lines(ctx, req), keep_position=True)
+        order = Window.orderBy(F.col("file"), F.col("line_no"))
+        return rows.withColumn("__pos", F.row_number().over(order) - 1)
 
     # ---------------------------------------------------------------- writes
     def write(
-        self, ctx: Any, df: Any, table: TableInfo, options: dict[str, Any], types: list[Any]
+        self,
+        ctx: Any,
+        df: Any,
+        table: TableInfo,
+        options: dict[str, Any],
+        types: list[Any],
+        *,
+        windowed: bool = False,
     ) -> int:
         from pyspark.sql import functions as F
 
@@ -248,7 +258,7 @@ class FileConnector(Connector):
             text.write.mode("append").text(path)
             return -1
         lines = collect_lines(text)
-        write_lines(ctx, path, lines, options)
+        write_lines(ctx, path, lines, options, windowed)
         return len(lines)
 
 
@@ -268,54 +278,6 @@ def _total_local_size(files: list[str]) -> int:
     return total
 
 
-_UNNUMBERED = re.compile(
-    r"in (?P<file>\S+) line \?: (?P<what>cannot read .*? from )(?P<line>.*)$", re.S
-)
-
-
-def locate_bad_line(message: str) -> str:
-    """Fill in the line number of a bad row read without numbers (local files only)."""
-    m = _UNNUMBERED.search(message)
-    if m is None:
-        return message
-    path = m.group("file")
-    path = path[len("file:") :] if path.startswith("file:") else path
-    path = re.sub(r"^/+", "/", path)
-    try:
-        with open(path, encoding="utf-8", errors="replace") as fh:
-            for number, text in enumerate(fh, start=1):
-                if text.rstrip("\r\n") == m.group("line"):
-                    return message.replace(" line ?: ", f" line {number}: ", 1)
-    except OSError:
-        pass
-    return message
-
-
-def observed_bad_rows(observation: Any, timeout: float = 10.0) -> int:
-    """The bad-row count an Observation gathered, once its action has run.
-
-    Spark posts observed metrics from its listener bus just after the action;
-    if it optimized the scan away (nothing read) none arrive, so wait a bounded
-    time and count 0 rather than block forever.
-    """
-    import threading
-
-    box: list[Any] = []
-
-    def read() -> None:
-        try:
-            box.append(observation.get)
-        except Exception:  # no metrics for a plan Spark never ran
-            box.append({})
-
-    reader = threading.Thread(target=read, daemon=True)
-    reader.start()
-    reader.join(timeout)
-    if not box:
-        return 0
-    return int(box[0].get("bad_rows") or 0)
-
-
 def _row_text(table: TableInfo) -> str:
     return f"a row of {table.name} ({', '.join(f'{c.name} {c.type}' for c in table.columns)})"
 
@@ -325,8 +287,13 @@ def collect_lines(text_df: Any) -> list[str]:
     return [v for v in table.column(0).to_pylist()]
 
 
-def write_lines(ctx: Any, path: str, lines: list[str], options: dict[str, Any]) -> None:
-    """Write lines to a local file: the first write of a job replaces, later ones append."""
+def write_lines(
+    ctx: Any, path: str, lines: list[str], options: dict[str, Any], windowed: bool = False
+) -> None:
+    """Write lines to a local file: the first write of a job replaces, later ones append.
+
+    In a windowed job (``windowed``) the split line closes every window's
+    output, even an empty one, so readers can tell the windows apart."""
     target = Path(path)
     if target.is_dir():
         target = target / "part-00000"
@@ -340,13 +307,8 @@ def write_lines(ctx: Any, path: str, lines: list[str], options: dict[str, Any]) 
         for line in lines:
             fh.write(line)
             fh.write("\n")
-        # In a windowed job the split line closes every window's output (even an
-        # empty one), so readers can tell the windows apart.
-        if split_line is not None and (lines or getattr(ctx, "window", None) is not None):
+        if split_line is not None and (lines or windowed):
             fh.write(str(split_line))
             fh.write("\n")
         fh.flush()
         os.fsync(fh.fileno())
-
-
-register_connector(FileConnector(), "file")

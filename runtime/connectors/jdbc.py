@@ -15,7 +15,7 @@ from geaflow_sql.core import types as T
 from geaflow_sql.core.catalog import TableInfo
 from geaflow_sql.core.errors import ConfigError, ExecutionError
 
-from .base import Connector, ReadRequest, register_connector
+from .base import Connector, ReadRequest
 from .file import option
 from .spark_source import select_columns
 
@@ -68,7 +68,14 @@ class JdbcConnector(Connector):
         return select_columns(df, req.table, req.projection)
 
     def write(
-        self, ctx: Any, df: Any, table: TableInfo, options: dict[str, Any], types: list[Any]
+        self,
+        ctx: Any,
+        df: Any,
+        table: TableInfo,
+        options: dict[str, Any],
+        types: list[Any],
+        *,
+        windowed: bool = False,
     ) -> int:
         from pyspark.sql import functions as F
 
@@ -80,9 +87,6 @@ class JdbcConnector(Connector):
         )
         out.write.format("jdbc").options(**jdbc_options(table)).mode("append").save()
         return -1
-
-
-register_connector(JdbcConnector(), "jdbc")
 
 
 def close_memory_databases(spark: Any, tables: list[TableInfo]) -> list[str]:

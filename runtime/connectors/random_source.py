@@ -9,13 +9,14 @@ generator: integers below 100, bigints below 1,000,000, doubles below
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from pathlib import Path
 from typing import Any
 
 from geaflow_sql.core import types as T
+from geaflow_sql.core.catalog import TableInfo
 from geaflow_sql.core.config import Config
 
-from .base import Connector, ReadRequest, register_connector
+from .base import Connector, ReadRequest, WindowSource, window_size_of
 
 RATE = "geaflow.dsl.random.source.tuples.per.second"
 MAX_BATCH = "geaflow.dsl.random.source.max.batch"
@@ -39,9 +40,8 @@ def _column(F: Any, name: str, t: Any, seed_col: Any) -> Any:
 
 class RandomConnector(Connector):
     name = "random"
-    supports_windows = True
 
-    def _rows(self, ctx: Any, req: ReadRequest, n: int) -> Any:
+    def rows(self, ctx: Any, req: ReadRequest, n: int) -> Any:
         from pyspark.sql import functions as F
 
         base = ctx.spark.range(n)
@@ -53,12 +53,45 @@ class RandomConnector(Connector):
 
     def read(self, ctx: Any, req: ReadRequest) -> Any:
         rate = Config(req.options).get_float(RATE, 1.0)
-        return self._rows(ctx, req, max(0, int(rate)))
+        return self.rows(ctx, req, max(0, int(rate)))
 
-    def read_windows(self, ctx: Any, req: ReadRequest, window_size: int) -> Iterator[Any]:
-        batches = Config(req.options).get_int(MAX_BATCH, 3)
-        for _ in range(batches):
-            yield self._rows(ctx, req, window_size)
+    def window_source(
+        self, ctx: Any, table: TableInfo, options: dict[str, Any], log_dir: Path | None
+    ) -> WindowSource:
+        return RandomSource(ctx, table, window_size_of(table, options), self, options)
 
 
-register_connector(RandomConnector(), "random")
+class RandomSource(WindowSource):
+    """GeaFlow's random table in windows: ``max.batch`` windows of ``size`` rows."""
+
+    def __init__(
+        self,
+        ctx: Any,
+        table: TableInfo,
+        size: int,
+        connector: RandomConnector,
+        options: dict[str, Any],
+    ) -> None:
+        super().__init__(ctx, table, size)
+        self.connector = connector
+        self.options = options
+
+    def prepare(self) -> None:
+        self.batches = Config(self.options).get_int(MAX_BATCH, 3)
+        self.produced: list[Any] = []
+
+    def has_window(self, i: int) -> bool:
+        return i < self.batches
+
+    def window(self, i: int) -> Any:
+        req = ReadRequest(self.table, self.options, tuple(range(len(self.table.columns))))
+        while len(self.produced) <= i:
+            df = self.connector.rows(self.ctx, req, max(self.size, 0))
+            self.produced.append(df.localCheckpoint(eager=True))
+        return self.produced[i]
+
+    def cumulative(self, i: int) -> Any:
+        out = self.window(0)
+        for k in range(1, i + 1):
+            out = out.unionByName(self.window(k))
+        return out

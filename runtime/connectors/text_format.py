@@ -79,3 +79,51 @@ def format_column(F: Any, col: Any, t: Any) -> Any:
     else:
         text = col.cast("string")
     return F.when(col.isNull(), F.lit("null")).otherwise(text)
+
+
+_UNNUMBERED = re.compile(
+    r"in (?P<file>\S+) line \?: (?P<what>cannot read .*? from )(?P<line>.*)$", re.S
+)
+
+
+def locate_bad_line(message: str) -> str:
+    """Fill in the line number of a bad row read without numbers (local files only)."""
+    m = _UNNUMBERED.search(message)
+    if m is None:
+        return message
+    path = m.group("file")
+    path = path[len("file:") :] if path.startswith("file:") else path
+    path = re.sub(r"^/+", "/", path)
+    try:
+        with open(path, encoding="utf-8", errors="replace") as fh:
+            for number, text in enumerate(fh, start=1):
+                if text.rstrip("\r\n") == m.group("line"):
+                    return message.replace(" line ?: ", f" line {number}: ", 1)
+    except OSError:
+        pass
+    return message
+
+
+def observed_bad_rows(observation: Any, timeout: float = 10.0) -> int:
+    """The bad-row count an Observation gathered, once its action has run.
+
+    Spark posts observed metrics from its listener bus just after the action;
+    if it optimized the scan away (nothing read) none arrive, so wait a bounded
+    time and count 0 rather than block forever.
+    """
+    import threading
+
+    box: list[Any] = []
+
+    def read() -> None:
+        try:
+            box.append(observation.get)
+        except Exception:  # no metrics for a plan Spark never ran
+            box.append({})
+
+    reader = threading.Thread(target=read, daemon=True)
+    reader.start()
+    reader.join(timeout)
+    if not box:
+        return 0
+    return int(box[0].get("bad_rows") or 0)

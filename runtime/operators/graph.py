@@ -16,10 +16,11 @@ from sqlglot import exp
 from geaflow_sql.core import types as T
 from planner.dialect import to_spark_sql
 from planner.graph_nodes import EdgeMatch, GraphAlgorithm, GraphLabelScan, VertexMatch
+from runtime.algorithms.base import AlgorithmGraph
+from runtime.algorithms.registry import implementation
+from runtime.env import Env
 from runtime.expressions import column
-from runtime.scheduler import run_iteration
-
-from .registry import operator
+from runtime.stores.written import written_since
 
 
 def _find(df_cols: list[str], name: str) -> str | None:
@@ -48,12 +49,12 @@ def _cast(source: str | None, spark_type: str) -> str:
 # than the Spark job.
 
 
-def vertex_values(ctx: Any, graph: Any, labels: tuple[str, ...], vtype: T.StructType) -> Any:
+def vertex_values(env: Env, graph: Any, labels: tuple[str, ...], vtype: T.StructType) -> Any:
     """DataFrame with one struct column ``v`` per vertex of the given labels."""
     infos = [graph.vertex(lab) for lab in labels] if labels else list(graph.vertices)
     frames = []
     for info in infos:
-        df = ctx.stores.frame(ctx, graph, info.label, True)
+        df = env.graph_frame(graph, info.label, True)
         cols = df.columns
         parts = []
         for f in vtype.fields:
@@ -71,7 +72,7 @@ def vertex_values(ctx: Any, graph: Any, labels: tuple[str, ...], vtype: T.Struct
     if not frames:
         from pyspark.sql import types as ST
 
-        return ctx.spark.createDataFrame(
+        return env.spark.createDataFrame(
             [], ST.StructType([ST.StructField("v", T.to_spark_type(vtype))])
         )
     out = frames[0]
@@ -81,14 +82,14 @@ def vertex_values(ctx: Any, graph: Any, labels: tuple[str, ...], vtype: T.Struct
 
 
 def edge_values(
-    ctx: Any, graph: Any, labels: tuple[str, ...], etype: T.StructType, direction: str
+    env: Env, graph: Any, labels: tuple[str, ...], etype: T.StructType, direction: str
 ) -> Any:
     """DataFrame with one struct column ``e``: edges as seen from their ``~src``."""
     infos = [graph.edge(lab) for lab in labels] if labels else list(graph.edges)
     frames = []
     directions = ["OUT", "IN"] if direction == "BOTH" else [direction]
     for info in infos:
-        df = ctx.stores.frame(ctx, graph, info.label, False)
+        df = env.graph_frame(graph, info.label, False)
         cols = df.columns
         src_col = _find(cols, info.src_field)
         dst_col = _find(cols, info.dst_field)
@@ -118,7 +119,7 @@ def edge_values(
     if not frames:
         from pyspark.sql import types as ST
 
-        return ctx.spark.createDataFrame(
+        return env.spark.createDataFrame(
             [], ST.StructType([ST.StructField("e", T.to_spark_type(etype))])
         )
     out = frames[0]
@@ -140,11 +141,10 @@ def df_col(name: str) -> Any:
     return F.col(name)
 
 
-@operator(VertexMatch)
-def vertex_match(ctx: Any, node: VertexMatch, inputs: list[Any]) -> Any:
+def vertex_match(env: Env, node: VertexMatch, inputs: list[Any]) -> Any:
     from pyspark.sql import functions as F
 
-    vertices = vertex_values(ctx, node.graph, node.labels, node.vertex_type)
+    vertices = vertex_values(env, node.graph, node.labels, node.vertex_type)
     if node.input is None:
         out = vertices.select(F.col("v").alias("c0"))
         if node.filter is not None:
@@ -162,15 +162,14 @@ def vertex_match(ctx: Any, node: VertexMatch, inputs: list[Any]) -> Any:
     return joined
 
 
-@operator(EdgeMatch)
-def edge_match(ctx: Any, node: EdgeMatch, inputs: list[Any]) -> Any:
+def edge_match(env: Env, node: EdgeMatch, inputs: list[Any]) -> Any:
     from pyspark.sql import functions as F
 
     path = inputs[0]
     n = len(node.input.schema)
     names = [f"c{i}" for i in range(n)]
     edges = _filtered(
-        edge_values(ctx, node.graph, node.edge_labels, node.edge_type, node.direction),
+        edge_values(env, node.graph, node.edge_labels, node.edge_type, node.direction),
         "e",
         node.edge_filter,
     )
@@ -179,7 +178,7 @@ def edge_match(ctx: Any, node: EdgeMatch, inputs: list[Any]) -> Any:
         expanded = path.join(edges, cursor == F.col("e.`~src`"), "inner")
         ends = expanded.select(*names, F.col("e").alias("__edge"), F.col("e.`~dst`").alias("__at"))
     else:
-        ends = _loop(ctx, node, path, edges, names)
+        ends = _loop(env, node, path, edges, names)
     if node.edge_only:
         return ends.select(*names, F.col("__edge").alias(f"c{n}"))
     if node.target_bound is not None:
@@ -189,7 +188,7 @@ def edge_match(ctx: Any, node: EdgeMatch, inputs: list[Any]) -> Any:
             out = out.unionByName(ends.where(F.col("__at").isNull() & F.lit(False)))
         return out.select(*names, F.col("__edge").alias(f"c{n}"))
     vertices = _filtered(
-        vertex_values(ctx, node.graph, node.target_labels, node.vertex_type),
+        vertex_values(env, node.graph, node.target_labels, node.vertex_type),
         "v",
         node.target_filter,
     )
@@ -197,8 +196,8 @@ def edge_match(ctx: Any, node: EdgeMatch, inputs: list[Any]) -> Any:
     return joined.select(*names, F.col("__edge").alias(f"c{n}"), F.col("v").alias(f"c{n + 1}"))
 
 
-def _loop(ctx: Any, node: EdgeMatch, path: Any, edges: Any, names: list[str]) -> Any:
-    """Paths of ``min_hops``..``max_hops`` edges as rounds of an iteration cycle.
+def _loop(env: Env, node: EdgeMatch, path: Any, edges: Any, names: list[str]) -> Any:
+    """Paths of ``min_hops``..``max_hops`` edges as rounds of the node's iteration cycle.
 
     Each round extends the frontier by one edge (a lazily built DataFrame; the
     final union runs as one Spark job).  The edge column keeps the last edge.
@@ -228,7 +227,7 @@ def _loop(ctx: Any, node: EdgeMatch, path: Any, edges: Any, names: list[str]) ->
         return hop < node.max_hops, hop
 
     if node.max_hops > 0:
-        run_iteration(step, node.max_hops)
+        env.iterate(node, step, node.max_hops)
     if not levels:
         return start.where(F.lit(False))
     out = levels[0]
@@ -237,11 +236,10 @@ def _loop(ctx: Any, node: EdgeMatch, path: Any, edges: Any, names: list[str]) ->
     return out
 
 
-@operator(GraphLabelScan)
-def graph_label_scan(ctx: Any, node: GraphLabelScan, inputs: list[Any]) -> Any:
+def graph_label_scan(env: Env, node: GraphLabelScan, inputs: list[Any]) -> Any:
     from pyspark.sql import functions as F
 
-    df = ctx.stores.frame(ctx, node.graph, node.label, node.is_vertex)
+    df = env.graph_frame(node.graph, node.label, node.is_vertex)
     cols = df.columns
     return df.select(
         *[
@@ -251,23 +249,21 @@ def graph_label_scan(ctx: Any, node: GraphLabelScan, inputs: list[Any]) -> Any:
     )
 
 
-def algorithm_graph(ctx: Any, graph: Any) -> Any:
+def algorithm_graph(env: Env, graph: Any) -> Any:
     """The graph as (vertices, edges) DataFrames for an algorithm."""
     from pyspark.sql import functions as F
-
-    from runtime.algorithms.base import AlgorithmGraph
 
     vtype = graph.vertex_type()
     etype = graph.edge_type()
     id_type = vtype.field_type(T.VERTEX_ID_FIELD)
-    v = vertex_values(ctx, graph, (), vtype)
+    v = vertex_values(env, graph, (), vtype)
     vertex_props = {f.name: f.type for f in vtype.fields if not f.name.startswith("~")}
     vertices = v.select(
         F.col("v.`~id`").alias("id"),
         F.col("v.`~label`").alias("label"),
         *[F.col(f"v.`{name}`").alias(name) for name in vertex_props],
     )
-    e = edge_values(ctx, graph, (), etype, "OUT")
+    e = edge_values(env, graph, (), etype, "OUT")
     edge_props = {f.name: f.type for f in etype.fields if not f.name.startswith("~")}
     ts = [F.col("e.`~ts`").alias("ts")] if etype.field_type(T.EDGE_TS_FIELD) is not None else []
     edges = e.select(
@@ -280,48 +276,41 @@ def algorithm_graph(ctx: Any, graph: Any) -> Any:
     return AlgorithmGraph(vertices, edges, id_type, vertex_props, edge_props, graph.name)
 
 
-@operator(GraphAlgorithm)
-def graph_algorithm(ctx: Any, node: GraphAlgorithm, inputs: list[Any]) -> Any:
+def graph_algorithm(env: Env, node: GraphAlgorithm, inputs: list[Any]) -> Any:
     from pyspark.sql import functions as F
 
-    from runtime.algorithms.registry import implementation
-    from runtime.stores.written import written_context
-
-    graph = algorithm_graph(ctx, node.graph)
-    window = getattr(ctx, "window", None)
+    graph = algorithm_graph(env, node.graph)
+    graph.iteration = env.iteration(node)
+    window = env.reads.window
     if window is not None and node.signature.incremental:
         # An incremental algorithm in a windowed job gets this call site's
         # state from the previous window and what the graph gained since.
         key = f"{window.statement}:{node.name}:{node.args!r}"
         state = window.algorithm_state.setdefault(key, {})
         graph.state = state
-        store = ctx.stores.store(ctx, node.graph)
-        now = store.version_number()
+        now = env.ctx.stores.store(env.ctx, node.graph).version_number()
         before = state.get("__version")
-        written = None if before is None else written_context(ctx, node.graph, int(before))
+        written = None if before is None else written_since(env, node.graph, int(before))
         if written is not None:
             # What the store's parts since the last run hold: work in
             # proportion to the window, not to the graph.
-            delta = algorithm_graph(written, node.graph)
+            delta = algorithm_graph(
+                env.with_reads(env.reads.serving(node.graph, written)), node.graph
+            )
             graph.new_edges = delta.edges
             graph.new_vertices = delta.vertices
         elif before is not None:
-            gkey = f"{node.graph.instance.lower()}.{node.graph.name.lower()}"
-            saved = dict(window.graph_versions)
-            window.graph_versions[gkey] = int(before)
-            try:
-                previous = algorithm_graph(ctx, node.graph)
-            finally:
-                window.graph_versions = saved
+            at_before = env.with_reads(env.reads.at_version(node.graph, int(before)))
+            previous = algorithm_graph(at_before, node.graph)
             graph.new_edges = graph.edges.exceptAll(previous.edges)
             graph.new_vertices = graph.vertices.exceptAll(previous.vertices)
         else:
             graph.new_edges = graph.edges
             graph.new_vertices = graph.vertices
-        graph.window = window.round
+        graph.window = window.number
         state["__version"] = now
     instance = node.function.instance if node.function is not None else None
-    out = implementation(node.signature, instance).run(ctx, graph, list(node.args))
+    out = implementation(node.signature, instance).run(env.ctx, graph, list(node.args))
     return out.select(
         *[
             F.col(f"c{i}").cast(T.spark_sql_type(f.type)).alias(f"c{i}")

@@ -1,29 +1,58 @@
-"""Operator registry: logical node class -> function building its DataFrame."""
+"""Which function builds a plan node's DataFrame: node class -> operator.
+
+An operator is ``fn(env, node, inputs) -> DataFrame`` (sinks: what they
+wrote); ``runtime.evaluator`` calls it with the node's input DataFrames.
+"""
 
 from __future__ import annotations
 
 from collections.abc import Callable
 from typing import Any
 
-OperatorFn = Callable[[Any, Any, list[Any]], Any]
-_OPERATORS: dict[type, OperatorFn] = {}
+from geaflow_sql.core.errors import UnsupportedError
+from planner.graph_nodes import EdgeMatch, GraphAlgorithm, GraphLabelScan, VertexMatch
+from planner.logical import (
+    Aggregate,
+    CollectSink,
+    Correlate,
+    Filter,
+    GraphSink,
+    Join,
+    LogicalNode,
+    Project,
+    Sort,
+    TableScan,
+    TableSink,
+    Union,
+    Values,
+)
+
+from . import graph, relational, sinks
+
+Operator = Callable[[Any, Any, list[Any]], Any]
+
+OPERATORS: dict[type[LogicalNode], Operator] = {
+    TableScan: relational.table_scan,
+    Values: relational.values,
+    Project: relational.project,
+    Filter: relational.filter_,
+    Aggregate: relational.aggregate,
+    Sort: relational.sort,
+    Join: relational.join,
+    Union: relational.union,
+    Correlate: relational.correlate,
+    VertexMatch: graph.vertex_match,
+    EdgeMatch: graph.edge_match,
+    GraphLabelScan: graph.graph_label_scan,
+    GraphAlgorithm: graph.graph_algorithm,
+    TableSink: sinks.table_sink,
+    CollectSink: sinks.collect_sink,
+    GraphSink: sinks.graph_sink,
+}
 
 
-def operator(node_type: type) -> Callable[[OperatorFn], OperatorFn]:
-    def register(fn: OperatorFn) -> OperatorFn:
-        _OPERATORS[node_type] = fn
-        return fn
-
-    return register
-
-
-def operator_for(node: Any) -> OperatorFn | None:
-    _load()
-    for cls in type(node).__mro__:
-        if cls in _OPERATORS:
-            return _OPERATORS[cls]
-    return None
-
-
-def _load() -> None:
-    from . import graph, relational, sinks  # noqa: F401
+def operator_for(node: LogicalNode) -> Operator:
+    fn = OPERATORS.get(type(node))
+    if fn is None:  # pragma: no cover - every node class of the planner has one
+        raise UnsupportedError(f"no runtime operator for {node.kind}")
+    return fn

@@ -23,39 +23,37 @@ from planner.logical import (
     Union,
     Values,
 )
-from runtime.connectors.base import ReadRequest, connector_for
+from runtime.connectors.base import ReadRequest
+from runtime.connectors.registry import connector_for
+from runtime.env import Env
 from runtime.expressions import column
-
-from .registry import operator
 
 
 def _names(n: int) -> list[str]:
     return [f"c{i}" for i in range(n)]
 
 
-@operator(TableScan)
-def table_scan(ctx: Any, node: TableScan, inputs: list[Any]) -> Any:
+def table_scan(env: Env, node: TableScan, inputs: list[Any]) -> Any:
     table = node.table
     projection = (
         node.projection if node.projection is not None else tuple(range(len(table.columns)))
     )
     options = dict(node.options)
-    window_df = ctx.window_input(node) if hasattr(ctx, "window_input") else None
+    window_df = env.reads.table_rows(table)
     if window_df is not None:
         # Windowed job: the rows of this round (all table columns, c0..cN).
         df = window_df.select(*[f"c{i}" for i in projection]).toDF(*_names(len(projection)))
     else:
-        df = connector_for(table).read(ctx, ReadRequest(table, options, tuple(projection)))
+        df = connector_for(table).read(env.ctx, ReadRequest(table, options, tuple(projection)))
     for f in node.filters:
         df = df.where(column(f))
     return df
 
 
-@operator(Values)
-def values(ctx: Any, node: Values, inputs: list[Any]) -> Any:
+def values(env: Env, node: Values, inputs: list[Any]) -> Any:
     from pyspark.sql import functions as F
 
-    spark = ctx.spark
+    spark = env.spark
     width = len(node.fields_)
     base = spark.range(1)
     if width == 0:
@@ -81,18 +79,16 @@ def values(ctx: Any, node: Values, inputs: list[Any]) -> Any:
     return base.select(F.inline(F.array(*structs)))
 
 
-@operator(Project)
-def project(ctx: Any, node: Project, inputs: list[Any]) -> Any:
+def project(env: Env, node: Project, inputs: list[Any]) -> Any:
     df = inputs[0]
     return df.select(*[column(e).alias(f"c{i}") for i, e in enumerate(node.exprs)])
 
 
-@operator(Filter)
-def filter_(ctx: Any, node: Filter, inputs: list[Any]) -> Any:
+def filter_(env: Env, node: Filter, inputs: list[Any]) -> Any:
     return inputs[0].where(column(node.condition))
 
 
-def aggregate_expression(ctx: Any, call: AggCall, input_types: list[Any]) -> Any:
+def aggregate_expression(call: AggCall, input_types: list[Any]) -> Any:
     from pyspark.sql import functions as F
 
     args = [F.col(f"c{a}") for a in call.args]
@@ -165,8 +161,7 @@ def aggregate_expression(ctx: Any, call: AggCall, input_types: list[Any]) -> Any
     raise UnsupportedError(f"aggregate {name} is not supported")
 
 
-@operator(Aggregate)
-def aggregate(ctx: Any, node: Aggregate, inputs: list[Any]) -> Any:
+def aggregate(env: Env, node: Aggregate, inputs: list[Any]) -> Any:
     from pyspark.sql import functions as F
 
     df = inputs[0]
@@ -179,9 +174,7 @@ def aggregate(ctx: Any, node: Aggregate, inputs: list[Any]) -> Any:
         return df.select(
             *[F.col(f"c{g}").alias(f"c{i}") for i, g in enumerate(node.group)]
         ).distinct()
-    aggs = [
-        aggregate_expression(ctx, c, in_types).alias(f"__a{i}") for i, c in enumerate(node.calls)
-    ]
+    aggs = [aggregate_expression(c, in_types).alias(f"__a{i}") for i, c in enumerate(node.calls)]
     # Spark cannot mix pandas (user) aggregates with built-in ones in one
     # aggregation: compute each kind separately and join them on the keys.
     user = [a for a, c in zip(aggs, node.calls, strict=True) if c.user_function is not None]
@@ -197,7 +190,7 @@ def aggregate(ctx: Any, node: Aggregate, inputs: list[Any]) -> Any:
                 cond = cond & F.col(f"__k{i}").eqNullSafe(F.col(f"__r__k{i}"))
             grouped = grouped.join(renamed, cond, "inner")
     else:
-        grouped = _global_aggregate(ctx, df, node, builtin, user)
+        grouped = _global_aggregate(df, node, builtin, user)
     cols = [F.col(f"__k{i}").alias(f"c{i}") for i in range(k)]
     cols += [
         F.col(f"__a{i}").cast(T.spark_sql_type(c.type)).alias(f"c{k + i}")
@@ -208,9 +201,7 @@ def aggregate(ctx: Any, node: Aggregate, inputs: list[Any]) -> Any:
     return grouped.select(*cols)
 
 
-def _global_aggregate(
-    ctx: Any, df: Any, node: Aggregate, builtin: list[Any], user: list[Any]
-) -> Any:
+def _global_aggregate(df: Any, node: Aggregate, builtin: list[Any], user: list[Any]) -> Any:
     """An aggregate without GROUP BY: always exactly one row, even over no input."""
     from pyspark.sql import functions as F
 
@@ -233,8 +224,7 @@ def _global_aggregate(
     return joined.withColumns(fills) if fills else joined
 
 
-@operator(Sort)
-def sort(ctx: Any, node: Sort, inputs: list[Any]) -> Any:
+def sort(env: Env, node: Sort, inputs: list[Any]) -> Any:
     from pyspark.sql import functions as F
 
     df = inputs[0]
@@ -268,8 +258,7 @@ _HOW = {
 }
 
 
-@operator(Join)
-def join(ctx: Any, node: Join, inputs: list[Any]) -> Any:
+def join(env: Env, node: Join, inputs: list[Any]) -> Any:
     left, right = inputs
     lw = len(node.left.schema)
     right = right.toDF(*[f"c{lw + i}" for i in range(len(node.right.schema))])
@@ -284,16 +273,14 @@ def join(ctx: Any, node: Join, inputs: list[Any]) -> Any:
     return out
 
 
-@operator(Union)
-def union(ctx: Any, node: Union, inputs: list[Any]) -> Any:
+def union(env: Env, node: Union, inputs: list[Any]) -> Any:
     out = inputs[0]
     for other in inputs[1:]:
         out = out.union(other)
     return out
 
 
-@operator(Correlate)
-def correlate(ctx: Any, node: Correlate, inputs: list[Any]) -> Any:
+def correlate(env: Env, node: Correlate, inputs: list[Any]) -> Any:
     from pyspark.sql import functions as F
 
     df = inputs[0]

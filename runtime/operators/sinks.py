@@ -4,31 +4,24 @@ from __future__ import annotations
 
 from typing import Any
 
+from geaflow_sql.core.config import table_options
 from planner.logical import CollectSink, GraphSink, TableSink
-from runtime.connectors.base import connector_for, merged_options
+from runtime.connectors.registry import connector_for
+from runtime.env import Env
 
-from .registry import operator
 
-
-@operator(TableSink)
-def table_sink(ctx: Any, node: TableSink, inputs: list[Any]) -> Any:
-    df = inputs[0]
+def table_sink(env: Env, node: TableSink, inputs: list[Any]) -> Any:
     table = node.table
-    options = merged_options(ctx, table)
+    options = table_options(env.ctx.config, table)
     types = [f.type for f in node.input.schema]
-    ctx.metrics.spark_actions += 1
-    written = connector_for(table).write(ctx, df, table, options, types)
-    if written > 0:
-        ctx.metrics.rows_written += written
-    return written
+    connector = connector_for(table)
+    return connector.write(env.ctx, inputs[0], table, options, types, windowed=env.windowed)
 
 
-@operator(CollectSink)
-def collect_sink(ctx: Any, node: CollectSink, inputs: list[Any]) -> Any:
+def collect_sink(env: Env, node: CollectSink, inputs: list[Any]) -> Any:
     # The caller decides how to fetch (Arrow, pandas, rows): nothing runs yet.
     return inputs[0]
 
 
-@operator(GraphSink)
-def graph_sink(ctx: Any, node: GraphSink, inputs: list[Any]) -> Any:
-    return ctx.stores.write(ctx, node, inputs[0])
+def graph_sink(env: Env, node: GraphSink, inputs: list[Any]) -> Any:
+    return env.ctx.stores.write(env, node, inputs[0])

@@ -11,6 +11,11 @@ from typing import Any
 
 from geaflow_sql.core import types as T
 from geaflow_sql.core.catalog import GraphInfo
+from geaflow_sql.core.config import table_options
+from geaflow_sql.core.errors import CatalogError
+from runtime.connectors.base import ReadRequest
+from runtime.connectors.registry import connector_for
+from runtime.env import Env
 
 
 def declared_schema(info: Any) -> Any:
@@ -30,7 +35,7 @@ def fresh_columns(df: Any, names: list[str]) -> Any:
     return df.select(*[F.col(f"`{n}`").alias(n) for n in names])
 
 
-def empty_frame(ctx: Any, info: Any) -> Any:
+def empty_frame(spark: Any, info: Any) -> Any:
     """No rows, the label's declared columns.
 
     A label nobody wrote to is read by every scan of it; building an empty
@@ -41,8 +46,8 @@ def empty_frame(ctx: Any, info: Any) -> Any:
     schema = declared_schema(info)
     key = tuple((f.name, f.dataType.simpleString()) for f in schema.fields)
     base = _EMPTY.get(key)
-    if base is None or base.sparkSession is not ctx.spark:
-        base = ctx.spark.createDataFrame([], schema)
+    if base is None or base.sparkSession is not spark:
+        base = spark.createDataFrame([], schema)
         _EMPTY[key] = base
     return fresh_columns(base, schema.fieldNames())
 
@@ -64,51 +69,43 @@ def with_order(df: Any, write_no: int) -> Any:
     )
 
 
-def table_frame(ctx: Any, graph: GraphInfo, info: Any) -> Any:
+def table_frame(env: Env, graph: GraphInfo, info: Any) -> Any:
     """The data of a label defined USING a table: that table's rows."""
-    from runtime.connectors.base import ReadRequest, connector_for, merged_options
-
+    ctx = env.ctx
     table = ctx.catalog.table((info.using,))
     if table is None:
-        from geaflow_sql.core.errors import CatalogError
-
         raise CatalogError(
             f"graph {graph.name}: table {info.using!r} of label {info.label} is gone"
         )
-    windowed = ctx.window_table(table) if hasattr(ctx, "window_table") else None
+    names = [c.name for c in table.columns]
+    windowed = env.reads.window.rows(table, so_far=True) if env.reads.window else None
     if windowed is not None:
         # In a windowed job a USING graph holds what its tables delivered so far.
-        return windowed.toDF(*[c.name for c in table.columns])
-    names = [c.name for c in table.columns]
+        return windowed.toDF(*names)
     # A MATCH reads each label once per hop and scan; reading (and parsing) the
-    # table each time costs a Spark plan per read, so a statement reads it once.
-    # Each use gets its own output columns (fresh aliases), so a pattern that
-    # joins the label to itself never sees the same column on both sides.
+    # table each time costs a Spark plan per read, so an evaluation reads it
+    # once.  Each use gets its own output columns (fresh aliases), so a pattern
+    # that joins the label to itself never sees the same column on both sides.
     # (Not in a windowed job: its statements run again every window, and a
     # table one of them writes may be read by another.)
-    cache: dict[Any, Any] | None = (
-        getattr(ctx, "table_frames", None) if getattr(ctx, "window", None) is None else None
-    )
+    cache = env.table_cache if env.reads.window is None else None
     df = None if cache is None else cache.get(table)
     if df is None:
-        options = merged_options(ctx, table)
-        df = connector_for(table).read(
-            ctx, ReadRequest(table, options, tuple(range(len(table.columns))))
-        )
-        df = df.toDF(*names)
+        options = table_options(ctx.config, table)
+        request = ReadRequest(table, options, tuple(range(len(table.columns))))
+        df = connector_for(table).read(ctx, request).toDF(*names)
         if cache is not None:
             cache[table] = df
     return fresh_columns(df, names)
 
 
-def _reads_windowed_table(ctx: Any, info: Any) -> bool:
+def _reads_windowed_table(env: Env, info: Any) -> bool:
     """Is a label defined USING a table that a windowed job reads window by window?"""
-    if not info.using or getattr(ctx, "window", None) is None:
+    window = env.reads.window
+    if not info.using or window is None:
         return False
-    from runtime.streaming.sources import is_windowed
-
-    table = ctx.catalog.table((info.using,))
-    return table is None or is_windowed(table, ctx.config)
+    table = env.ctx.catalog.table((info.using,))
+    return table is None or window.reads_table(table)
 
 
 class MemoryStore:
@@ -139,14 +136,10 @@ class MemoryStore:
     def version_number(self) -> int:
         return self.writes
 
-    def _parts_for(self, ctx: Any) -> dict[tuple[str, bool], list[Any]]:
-        window = getattr(ctx, "window", None)
-        if window is not None:
-            wanted = window.graph_versions.get(
-                f"{self.graph.instance.lower()}.{self.graph.name.lower()}"
-            )
-            if wanted is not None:
-                return self.versions.get(wanted, self.parts)
+    def _parts_for(self, env: Env) -> dict[tuple[str, bool], list[Any]]:
+        wanted = env.reads.version_of(self.graph)
+        if wanted is not None:
+            return self.versions.get(wanted, self.parts)
         return self.parts
 
     def info(self, label: str, is_vertex: bool) -> Any:
@@ -162,18 +155,18 @@ class MemoryStore:
             combined = latest_vertices(combined, info.id_field)
         return combined
 
-    def frame(self, ctx: Any, label: str, is_vertex: bool) -> Any:
+    def frame(self, env: Env, label: str, is_vertex: bool) -> Any:
         info = self.info(label, is_vertex)
-        parts = self._parts_for(ctx).get((info.label, is_vertex), [])
+        parts = self._parts_for(env).get((info.label, is_vertex), [])
         if info.using:
             # A USING graph starts from its table; INSERTs add to (and, for
             # vertices, replace rows of) what the table holds.
-            parts = [with_order(table_frame(ctx, self.graph, info), 0), *parts]
+            parts = [with_order(table_frame(env, self.graph, info), 0), *parts]
         if not parts:
-            return empty_frame(ctx, info)
+            return empty_frame(env.spark, info)
         return self._combine(parts, info, is_vertex).drop("__w", "__r")
 
-    def parts_since(self, ctx: Any, label: str, is_vertex: bool, version: int) -> list[Any] | None:
+    def parts_since(self, env: Env, label: str, is_vertex: bool, version: int) -> list[Any] | None:
         """The rows of a label written after ``version`` (declared columns), as
         parts (none when nothing was written), or None when they cannot be told
         apart: the version is unknown here, or the label reads a windowed table
@@ -186,7 +179,7 @@ class MemoryStore:
 
         info = self.info(label, is_vertex)
         before = self.versions.get(version)
-        if before is None or _reads_windowed_table(ctx, info):
+        if before is None or _reads_windowed_table(env, info):
             return None
         key = (info.label, is_vertex)
         old = before.get(key, [])
@@ -196,10 +189,12 @@ class MemoryStore:
             if not any(p is q for q in old)
         ]
 
-    def append(self, ctx: Any, label: str, is_vertex: bool, df: Any) -> int:
+    def append(self, label: str, is_vertex: bool, df: Any, windowed: bool) -> int:
+        """Add a write of a label as a new version.  Outside a windowed job the
+        rows are materialised now; a windowed job's are (by their source), and
+        they wait in ``pending`` for the job's next checkpoint."""
         info = self.info(label, is_vertex)
         self.writes += 1
-        windowed = getattr(ctx, "window", None) is not None
         new = with_order(df, self.writes)
         if not windowed:
             # Materialised now anyway: keeping each id's last row here costs a

@@ -23,6 +23,8 @@ from typing import Any
 
 from geaflow_sql.core.catalog import GraphInfo
 from geaflow_sql.core.errors import ExecutionError
+from runtime.durable import atomic_write_json
+from runtime.env import Env
 
 from .memory import empty_frame, latest_vertices, table_frame, with_order
 
@@ -62,19 +64,9 @@ class PersistentStore:
                 f"graph {self.graph.name}: unreadable manifest {path}: {err}"
             ) from None
 
-    def _publish(self, manifest: dict[str, Any]) -> None:
-        self.path.mkdir(parents=True, exist_ok=True)
-        tmp = self.path / f".{MANIFEST}.{uuid.uuid4().hex}.tmp"
-        with open(tmp, "w", encoding="utf-8") as fh:
-            json.dump(manifest, fh)
-            fh.flush()
-            os.fsync(fh.fileno())
-        os.replace(tmp, self.path / MANIFEST)
-        dir_fd = os.open(self.path, os.O_RDONLY)
-        try:
-            os.fsync(dir_fd)
-        finally:
-            os.close(dir_fd)
+    def publish(self, manifest: dict[str, Any]) -> None:
+        """Make ``manifest`` the store's current version (atomically)."""
+        atomic_write_json(self.path / MANIFEST, manifest)
 
     @property
     def version(self) -> int:
@@ -86,33 +78,29 @@ class PersistentStore:
         assert info is not None, label
         return info
 
-    def frame(self, ctx: Any, label: str, is_vertex: bool) -> Any:
+    def frame(self, env: Env, label: str, is_vertex: bool) -> Any:
         info = self.info(label, is_vertex)
         manifest = self.manifest()
-        window = getattr(ctx, "window", None)
-        if window is not None:
-            wanted = window.graph_versions.get(
-                f"{self.graph.instance.lower()}.{self.graph.name.lower()}"
-            )
-            if wanted is not None:
-                manifest = self.history.get(wanted, {"version": wanted, "labels": {}})
+        wanted = env.reads.version_of(self.graph)
+        if wanted is not None:
+            manifest = self.history.get(wanted, {"version": wanted, "labels": {}})
         parts = manifest["labels"].get(_label_key(info.label, is_vertex), [])
-        if info.using and window is not None:
+        if info.using and env.windowed:
             # In a windowed job a USING graph holds what its tables delivered so far.
-            return table_frame(ctx, self.graph, info)
+            return table_frame(env, self.graph, info)
         if not parts:
             if info.using:
-                return table_frame(ctx, self.graph, info)
-            return empty_frame(ctx, info)
+                return table_frame(env, self.graph, info)
+            return empty_frame(env.spark, info)
         # (A USING graph's table rows were written as its first part.)
-        df = self._read_parts(ctx, info, parts)
+        df = self._read_parts(env.spark, info, parts)
         if is_vertex:
             df = latest_vertices(df, info.id_field)
         return df.drop("__w", "__r")
 
-    def _read_parts(self, ctx: Any, info: Any, parts: list[str]) -> Any:
+    def _read_parts(self, spark: Any, info: Any, parts: list[str]) -> Any:
         """Parts as the label's declared columns (cast), plus ``__w`` and ``__r``."""
-        df = ctx.spark.read.parquet(*[str(self.path / p) for p in parts])
+        df = spark.read.parquet(*[str(self.path / p) for p in parts])
         names = {c.lower(): c for c in df.columns}
         from pyspark.sql import functions as F
 
@@ -127,7 +115,7 @@ class PersistentStore:
                 cols.append(F.col(f"`{src}`").cast(T.spark_sql_type(c.type)).alias(c.name))
         return df.select(*cols, "__w", "__r")
 
-    def parts_since(self, ctx: Any, label: str, is_vertex: bool, version: int) -> list[Any] | None:
+    def parts_since(self, env: Env, label: str, is_vertex: bool, version: int) -> list[Any] | None:
         """The rows of a label written after ``version`` as parts, or None when
         unknown (a version this session has not seen, or a USING label, which a
         windowed job reads from its table).  See ``MemoryStore.parts_since``."""
@@ -142,11 +130,13 @@ class PersistentStore:
             return []
         from pyspark.sql import functions as F
 
-        df = self._read_parts(ctx, info, new)
+        df = self._read_parts(env.spark, info, new)
         return [df.where(F.col("__w") > F.lit(version)).drop("__w", "__r")]
 
     # Writes --------------------------------------------------------------------
-    def append(self, ctx: Any, label: str, is_vertex: bool, df: Any) -> int:
+    def append(self, label: str, is_vertex: bool, df: Any, windowed: bool) -> int:
+        """Write a label's rows as a new part and publish a version naming it
+        (a windowed job's writes also wait in ``pending`` for its checkpoint)."""
         info = self.info(label, is_vertex)
         manifest = self.manifest()
         version = int(manifest.get("version", 0)) + 1
@@ -162,20 +152,20 @@ class PersistentStore:
         labels[key] = list(labels.get(key, [])) + [part]
         new_version = max(version, int(latest.get("version", 0)) + 1)
         published: dict[str, Any] = {"version": new_version, "labels": labels}
-        self._publish(published)
+        self.publish(published)
         self.history[new_version] = published
-        if getattr(ctx, "window", None) is not None:
+        if windowed:
             self.pending.append((info.label, is_vertex, df))
         return -1
 
-    def materialize_tables(self, ctx: Any) -> None:
+    def materialize_tables(self, env: Env) -> None:
         """Write the tables of a USING graph into the store (once), so a later
         script that declares the graph by name reads the same data."""
         if self.manifest()["labels"]:
             return
         for v in self.graph.vertices:
             if v.using:
-                self.append(ctx, v.label, True, table_frame(ctx, self.graph, v))
+                self.append(v.label, True, table_frame(env, self.graph, v), windowed=False)
         for e in self.graph.edges:
             if e.using:
-                self.append(ctx, e.label, False, table_frame(ctx, self.graph, e))
+                self.append(e.label, False, table_frame(env, self.graph, e), windowed=False)

@@ -13,7 +13,11 @@ from __future__ import annotations
 
 from typing import Any
 
+from geaflow_sql.core import types as T
 from geaflow_sql.core.catalog import GraphInfo
+from runtime.context import RuntimeContext
+from runtime.env import Env
+from runtime.reads import graph_key
 
 from .memory import MemoryStore
 from .persistent import PersistentStore
@@ -23,17 +27,13 @@ class GraphStores:
     def __init__(self) -> None:
         self.stores: dict[str, Any] = {}
 
-    @staticmethod
-    def _key(graph: GraphInfo) -> str:
-        return f"{graph.instance.lower()}.{graph.name.lower()}"
-
-    def create(self, ctx: Any, graph: GraphInfo) -> None:
-        key = self._key(graph)
+    def create(self, ctx: RuntimeContext, graph: GraphInfo) -> None:
+        key = graph_key(graph)
         store: Any
         if graph.is_persistent:
             store = PersistentStore(graph, ctx.persistent_root())
             if graph.is_static:
-                store.materialize_tables(ctx)
+                store.materialize_tables(Env(ctx))
         else:
             store = MemoryStore(graph)
         self.stores[key] = store
@@ -42,28 +42,21 @@ class GraphStores:
         for key in [k for k in self.stores if k.split(".", 1)[-1] == name.lower()]:
             del self.stores[key]
 
-    def store(self, ctx: Any, graph: GraphInfo) -> Any:
-        key = self._key(graph)
+    def store(self, ctx: RuntimeContext, graph: GraphInfo) -> Any:
+        key = graph_key(graph)
         store = self.stores.get(key)
         if store is None or store.graph != graph:
             self.create(ctx, graph)
             store = self.stores[key]
         return store
 
-    # Reads -------------------------------------------------------------------
-    def frame(self, ctx: Any, graph: GraphInfo, label: str, is_vertex: bool) -> Any:
-        """The rows of one label: a DataFrame of its declared columns."""
-        return self.store(ctx, graph).frame(ctx, label, is_vertex)
-
     # Writes ------------------------------------------------------------------
-    def write(self, ctx: Any, node: Any, df: Any) -> int:
+    def write(self, env: Env, node: Any, df: Any) -> int:
         """Run a GraphSink: each row of ``df`` goes to every label the INSERT names."""
         from pyspark.sql import functions as F
 
-        from geaflow_sql.core import types as T
-
         graph: GraphInfo = node.graph
-        store = self.store(ctx, graph)
+        store = self.store(env.ctx, graph)
         in_types = [f.type for f in node.input.schema]
         if len(node.writes) > 1:
             df = df.cache()
@@ -86,8 +79,7 @@ class GraphStores:
                 keys = [info.id_field] if w.is_vertex else [info.src_field, info.dst_field]  # type: ignore[union-attr]
                 for k in keys:
                     out = out.where(F.col(f"`{k}`").isNotNull())
-                ctx.metrics.spark_actions += 1
-                total += store.append(ctx, info.label, w.is_vertex, out)  # type: ignore[union-attr]
+                total += store.append(info.label, w.is_vertex, out, env.windowed)  # type: ignore[union-attr]
         finally:
             if len(node.writes) > 1:
                 df.unpersist()

@@ -39,8 +39,9 @@ from planner.logical import (
     Union,
     walk,
 )
-
-from .sources import ReplayableSource, graph_key, graph_tables, table_key
+from runtime.connectors.base import ReplayableSource
+from runtime.context import RuntimeContext
+from runtime.reads import graph_key, table_key
 
 # Nodes whose output over a stream is the concatenation of their outputs
 # over its windows.
@@ -72,7 +73,7 @@ def is_row_wise(plan: LogicalNode) -> bool:
     return True
 
 
-def _written_and_read(ctx: Any, plan: LogicalNode) -> tuple[set[str], set[str]]:
+def _written_and_read(ctx: RuntimeContext, plan: LogicalNode) -> tuple[set[str], set[str]]:
     written: set[str] = set()
     read: set[str] = set()
     for node in walk(plan):
@@ -80,7 +81,7 @@ def _written_and_read(ctx: Any, plan: LogicalNode) -> tuple[set[str], set[str]]:
             written.add("table:" + table_key(node.table))
         elif isinstance(node, GraphSink):
             written.add("graph:" + graph_key(node.graph))
-            written.update("table:" + table_key(t) for t in graph_tables(ctx, node.graph))
+            written.update("table:" + table_key(t) for t in ctx.catalog.tables_of(node.graph))
         elif isinstance(node, TableScan):
             read.add("table:" + table_key(node.table))
     return written, read
@@ -96,7 +97,7 @@ def _marks_windows(plan: LogicalNode, config: Any) -> bool:
 
 
 def can_fuse_windows(
-    ctx: Any, plans: list[LogicalNode], sources: Iterable[Any], checkpointed: bool
+    ctx: RuntimeContext, plans: list[LogicalNode], sources: Iterable[Any], checkpointed: bool
 ) -> bool:
     """True when running every window of the job in one round gives the same result."""
     if checkpointed:

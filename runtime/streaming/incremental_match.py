@@ -69,10 +69,11 @@ from geaflow_sql.core.config import INCR_TRAVERSAL, INCR_TRAVERSAL_THRESHOLD, IN
 from planner.expressions import is_deterministic, ref_index
 from planner.graph_nodes import EdgeMatch, VertexMatch
 from planner.logical import Aggregate, Filter, LogicalNode, Project
-from runtime.operators.registry import operator_for
+from runtime.env import Env
+from runtime.evaluator import evaluate
+from runtime.reads import graph_key
 from runtime.spark_adapter import known_empty
-
-from .sources import graph_key
+from runtime.stores.memory import empty_frame
 
 # Per graph store: label -> version -> vertices (see _Views._kept_vertices).
 _KEPT_VERTICES: weakref.WeakKeyDictionary[Any, dict[str, dict[int, Any]]] = (
@@ -202,12 +203,12 @@ def _chain_field(node: LogicalNode, index: int, chain_top: LogicalNode) -> int |
 
 # ----------------------------------------------------------------- entry point
 def incremental_result(
-    ctx: Any, top: LogicalNode, before: dict[str, int], now: dict[str, int]
+    env: Env, top: LogicalNode, before: dict[str, int], now: dict[str, int]
 ) -> Any | None:
     """This window's rows of a graph-delta statement, or None to re-match fully.
 
     ``before`` and ``now`` are the graph versions the statement last ran on
-    and runs on now.
+    and runs on now; ``env`` reads the current ones.
     """
     shape = match_shape(top)
     if shape is None:
@@ -215,39 +216,38 @@ def incremental_result(
     key = graph_key(shape.graph)
     if key not in before or key not in now:
         return None
-    views = _Views(ctx, shape.graph, int(before[key]), int(now[key]))
+    views = _Views(env, shape.graph, int(before[key]), int(now[key]))
     if not views.known:
         return None
     if not views.written_edges and not views.written_vertices:
         # Nothing written since: no new rows (and no Spark job to say so).
-        return _evaluate(views.context({}), shape.top, {}).where("false")
-    if _geaflow_traversal(ctx, shape):
+        return evaluate(views.context({}), shape.top).where("false")
+    if _geaflow_traversal(env, shape):
         return _geaflow_rows(views, shape)
     if shape.distinct is None and views.written_vertices:
         return None
     terms = _terms(views, shape, with_vertices=shape.distinct is not None)
     if not terms:
         # What was written is not of the pattern's labels.
-        return _evaluate(views.context({}), shape.top, {}).where("false")
+        return evaluate(views.context({}), shape.top).where("false")
     if shape.distinct is None:
-        return _evaluate(views.context({}), shape.top, {id(shape.chain_top): _union(terms)})
+        return evaluate(views.context({}), shape.top, {id(shape.chain_top): _union(terms)})
     return _new_distinct_rows(views, shape, terms)
 
 
 # ----------------------------------------------------- the graph's versions
 class _Views:
     """The previous and current version of a graph, what was written between
-    them, and contexts whose graph store answers with chosen frames."""
+    them, and environments that read chosen frames of it."""
 
-    def __init__(self, ctx: Any, graph: Any, old: int, new: int) -> None:
-        self.ctx = ctx
+    def __init__(self, env: Env, graph: Any, old: int, new: int) -> None:
+        self.env = env
         self.graph = graph
         self.old = old
         self.new = new
         self.id_type = T.spark_sql_type(graph.vertex_type().field_type(T.VERTEX_ID_FIELD))
-        store = ctx.stores.store(ctx, graph)
-        parts_since = getattr(store, "parts_since", None)
-        self.known = parts_since is not None
+        self.store = env.ctx.stores.store(env.ctx, graph)
+        self.known = True
         self.written_vertices: dict[str, Any] = {}  # label -> rows written since
         self.written_edges: dict[str, Any] = {}
         self._frames: dict[tuple[int, str, bool], Any] = {}
@@ -256,9 +256,7 @@ class _Views:
             (graph.edges, False, self.written_edges),
         ):
             for info in infos:
-                parts = (
-                    None if parts_since is None else parts_since(ctx, info.label, is_vertex, old)
-                )
+                parts = self.store.parts_since(env, info.label, is_vertex, old)
                 if parts is None:
                     self.known = False
                     return
@@ -271,13 +269,8 @@ class _Views:
         """A label's rows in one version (built once)."""
         key = (version, label, is_vertex)
         if key not in self._frames:
-            window = self.ctx.window
-            saved = dict(window.graph_versions)
-            window.graph_versions[graph_key(self.graph)] = version
-            try:
-                df = self.ctx.stores.frame(self.ctx, self.graph, label, is_vertex)
-            finally:
-                window.graph_versions = saved
+            at = self.env.with_reads(self.env.reads.at_version(self.graph, version))
+            df = self.store.frame(at, label, is_vertex)
             if is_vertex:
                 df = self._kept_vertices(version, label, df)
             self._frames[key] = df
@@ -290,8 +283,7 @@ class _Views:
         shuffle), and each term reads the vertices again; the current
         version's vertices are the previous ones of the next window, so the
         last two versions of each label are kept, beside the store."""
-        store = self.ctx.stores.store(self.ctx, self.graph)
-        versions = _KEPT_VERTICES.setdefault(store, {}).setdefault(label, {})
+        versions = _KEPT_VERTICES.setdefault(self.store, {}).setdefault(label, {})
         if version not in versions:
             versions[version] = df.localCheckpoint(eager=False)
             for stale in sorted(versions)[:-2]:
@@ -316,34 +308,16 @@ class _Views:
         infos = [self.graph.edge(lab) for lab in labels] if labels else list(self.graph.edges)
         return _union([self.pairs(i, self.frame(self.new, i.label, False)) for i in infos])
 
-    def context(self, chosen: dict[tuple[str, bool], Any], version: int | None = None) -> Any:
-        """A context reading ``chosen`` frames, other labels at ``version``
-        (the current one by default)."""
-        return _ViewContext(self, chosen, self.new if version is None else version)
-
-
-class _ViewStores:
-    def __init__(self, views: _Views, chosen: dict[tuple[str, bool], Any], version: int) -> None:
-        self.views = views
-        self.chosen = chosen
-        self.version = version
-
-    def frame(self, ctx: Any, graph: Any, label: str, is_vertex: bool) -> Any:
-        if graph != self.views.graph:
-            return self.views.ctx.stores.frame(ctx, graph, label, is_vertex)
-        chosen = self.chosen.get((label, is_vertex))
-        return chosen if chosen is not None else self.views.frame(self.version, label, is_vertex)
-
-
-class _ViewContext:
-    """The runtime context, but its graph store serves one term's frames."""
-
-    def __init__(self, views: _Views, chosen: dict[tuple[str, bool], Any], version: int) -> None:
-        self._ctx = views.ctx
-        self.stores = _ViewStores(views, chosen, version)
-
-    def __getattr__(self, name: str) -> Any:
-        return getattr(self._ctx, name)
+    def context(self, chosen: dict[tuple[str, bool], Any], version: int | None = None) -> Env:
+        """An environment reading ``chosen`` frames of the graph, its other
+        labels at ``version`` (the current one by default)."""
+        version = self.new if version is None else version
+        labels = [(v.label, True) for v in self.graph.vertices]
+        labels += [(e.label, False) for e in self.graph.edges]
+        served = {
+            key: chosen[key] if key in chosen else self.frame(version, *key) for key in labels
+        }
+        return self.env.with_reads(self.env.reads.serving(self.graph, served))
 
 
 def F() -> Any:  # noqa: N802 - pyspark's functions module, imported on use
@@ -441,18 +415,6 @@ def _restricted_edges(
 
 
 # ------------------------------------------------------------ running paths
-def _evaluate(ctx: Any, node: LogicalNode, given: dict[int, Any]) -> Any:
-    """A plan subtree on a context; ``given`` holds the frames of some nodes
-    (by ``id``), which are not evaluated."""
-    if id(node) in given:
-        return given[id(node)]
-    inputs = [_evaluate(ctx, c, given) for c in node.inputs]
-    fn = operator_for(node)
-    assert fn is not None, node.kind
-    given[id(node)] = fn(ctx, node, inputs)
-    return given[id(node)]
-
-
 def _chain(
     views: _Views,
     shape: MatchShape,
@@ -462,7 +424,7 @@ def _chain(
 ) -> Any:
     """The pattern's paths on ``version``, where the vertex read at field f
     uses the frames ``vertices[f]`` and hop i the edge frames ``edges[i]``."""
-    df = _evaluate(views.context(vertices.get(0, {}), version), shape.root, {})
+    df = evaluate(views.context(vertices.get(0, {}), version), shape.root)
     hop_index = {id(h): i for i, h in enumerate(shape.hops)}
     for node in shape.chain[1:]:
         chosen = {}
@@ -475,7 +437,7 @@ def _chain(
             # Paths from a few written elements are few: send them to the
             # edges rather than shuffle every edge to meet them.
             df = F().broadcast(df)
-        df = _evaluate(views.context(chosen, version), node, {id(node.inputs[0]): df})
+        df = evaluate(views.context(chosen, version), node, {id(node.inputs[0]): df})
     return df
 
 
@@ -531,9 +493,7 @@ def _vertex_terms(views: _Views, shape: MatchShape, version: int) -> list[Any]:
 
 
 def _empty(views: _Views, info: Any) -> Any:
-    from runtime.stores.memory import empty_frame
-
-    return empty_frame(views.ctx, info)
+    return empty_frame(views.env.spark, info)
 
 
 def _path_to(
@@ -561,12 +521,12 @@ def _new_distinct_rows(views: _Views, shape: MatchShape, terms: list[Any]) -> An
     statement's own rows, as the full re-match does.
     """
     assert shape.distinct is not None
-    ctx = views.context({})
-    touched = _evaluate(ctx, shape.distinct, {id(shape.chain_top): _union(terms)})
+    current = views.context({})
+    touched = evaluate(current, shape.distinct, {id(shape.chain_top): _union(terms)})
     old_terms = _vertex_terms(views, shape, views.old) if views.written_vertices else []
     if old_terms:
         touched = touched.unionByName(
-            _evaluate(
+            evaluate(
                 views.context({}, views.old),
                 shape.distinct,
                 {id(shape.chain_top): _union(old_terms)},
@@ -602,19 +562,19 @@ def _new_distinct_rows(views: _Views, shape: MatchShape, terms: list[Any]) -> An
                 )
                 edges[h] = _restricted_edges(views, version, hop, pairs)
         paths = _chain(views, shape, version, vertices, edges)
-        return _evaluate(views.context({}, version), upto, {id(shape.chain_top): paths})
+        return evaluate(views.context({}, version), upto, {id(shape.chain_top): paths})
 
     if not views.written_vertices:
         new_rows = touched.exceptAll(named(views.old, shape.distinct))
-        return _evaluate(ctx, shape.top, {id(shape.distinct): new_rows})
+        return evaluate(current, shape.top, {id(shape.distinct): new_rows})
     return named(views.new, shape.top).exceptAll(named(views.old, shape.top))
 
 
 # ---------------------------------------------- GeaFlow's incremental traversal
-def _geaflow_traversal(ctx: Any, shape: MatchShape) -> bool:
+def _geaflow_traversal(env: Env, shape: MatchShape) -> bool:
     """Does GeaFlow's incremental traversal apply (the flag, 2 hops or more
     within its iteration threshold, no start ids, past its first window)?"""
-    config = ctx.config
+    config = env.ctx.config
     if not config.get_bool(INCR_TRAVERSAL):
         return False
     iterations = len(shape.hops) + 1
@@ -622,7 +582,8 @@ def _geaflow_traversal(ctx: Any, shape: MatchShape) -> bool:
         return False
     if shape.root.id_key is not None or _has_start_ids(shape.root):
         return False
-    window_id = ctx.window.round + 1  # GeaFlow counts windows from 1
+    assert env.reads.window is not None
+    window_id = env.reads.window.number + 1  # GeaFlow counts windows from 1
     first = config.get_int(INCR_TRAVERSAL_WINDOW)
     return first == -1 or window_id > first
 
@@ -665,4 +626,4 @@ def _geaflow_rows(views: _Views, shape: MatchShape) -> Any:
     roots = _union(reached)
     vertices = {0: _restricted(views, views.new, shape.root.labels, roots)}
     paths = _chain(views, shape, views.new, vertices, {})
-    return _evaluate(views.context({}), shape.top, {id(shape.chain_top): paths})
+    return evaluate(views.context({}), shape.top, {id(shape.chain_top): paths})

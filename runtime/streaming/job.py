@@ -1,9 +1,12 @@
 """Windowed jobs: a script's INSERTs and queries run once per source window.
 
-The job is one cycle whose rounds are windows (``WindowCycle``); in round
-``i`` every statement runs in script order on window ``i`` of its sources,
-so a window's graph inserts are visible to the queries after them.  What a
-statement emits per window depends on what it reads:
+The job is prepared once (``runtime.plans.prepare``: one ExecutionGraph for
+all its statements).  Its root group is a cycle whose rounds are windows
+(``WindowCycle``); in round ``i`` each statement's group runs as a child
+cycle of one round, in script order, on window ``i`` of its sources, so a
+window's graph inserts are visible to the queries after them.  What the
+statement reads in that round is passed to the evaluator as ``Reads``.
+What a statement emits per window depends on what it reads:
 
 * rows of windowed tables (no aggregation): the window's rows (``delta``);
 * an aggregation over tables: the groups the window touched, with values
@@ -17,85 +20,48 @@ statement emits per window depends on what it reads:
 * other graphs, or graph reads under an aggregation: the whole result on the
   current data (``full``).
 
-After each window the job commits a checkpoint (see ``checkpoint.py``).
+After each window (or every ``geaflow.batch.number.per.checkpoint`` windows)
+the job commits a checkpoint (see ``checkpoint.py``).
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+import os
+from dataclasses import dataclass, field, replace
 from typing import Any
 
-from geaflow_sql.core.catalog import TableInfo
 from geaflow_sql.core.config import BATCH_PER_CHECKPOINT, JOB_CHECKPOINT_DIR
 from geaflow_sql.core.errors import ConfigError
-from planner.graph_nodes import EdgeMatch, GraphAlgorithm, GraphLabelScan, VertexMatch
-from planner.logical import (
-    SINK_TYPES,
-    Aggregate,
-    CollectSink,
-    GraphSink,
-    LogicalNode,
-    TableScan,
-    walk,
-)
-from runtime.operators.registry import operator_for
-from runtime.scheduler import CycleScheduler, ExecutionCycle, RoundOutcome
+from planner.graph_nodes import GraphAlgorithm
+from planner.logical import Aggregate, CollectSink, GraphSink, LogicalNode, TableScan, walk
+from planner.physical import ExecutionGroup
+from planner.statements import PlanStatement
+from runtime.connectors.base import WindowSource
+from runtime.connectors.registry import open_window_source, reads_in_windows
+from runtime.context import RuntimeContext
+from runtime.env import Env
+from runtime.evaluator import Evaluator, evaluate
+from runtime.plans import GRAPH_READS, PreparedPlan, plan_tables
+from runtime.reads import Reads, WindowRound, graph_key, table_key
+from runtime.scheduler import CycleScheduler, ExecutionCycle, FunctionCycle, RoundOutcome
 
-from .checkpoint import JobCheckpoint, truncate_sinks
+from .checkpoint import JobCheckpoint, fingerprint, truncate_sinks
 from .fusion import can_fuse_windows
 from .incremental_match import incremental_result
-from .sources import WindowSource, graph_key, graph_tables, is_windowed, open_source, table_key
 
 DELTA = "delta"
 TOUCHED = "touched"
 GRAPH_DELTA = "graph-delta"
 FULL = "full"
 
-_GRAPH_READS = (VertexMatch, EdgeMatch, GraphLabelScan, GraphAlgorithm)
-
-
-def plan_tables(ctx: Any, plan: LogicalNode) -> list[TableInfo]:
-    """Every table a plan reads, directly or through a USING graph."""
-    out: dict[str, TableInfo] = {}
-    for node in walk(plan):
-        if isinstance(node, TableScan):
-            out[table_key(node.table)] = node.table
-        graph = getattr(node, "graph", None)
-        if isinstance(node, (*_GRAPH_READS, GraphSink)) and graph is not None:
-            for t in graph_tables(ctx, graph):
-                out[table_key(t)] = t
-    return list(out.values())
-
-
-def is_windowed_plan(ctx: Any, plan: LogicalNode) -> bool:
-    return any(is_windowed(t, ctx.config) for t in plan_tables(ctx, plan))
-
-
-@dataclass
-class WindowState:
-    """What operators consult during a round of a windowed job."""
-
-    round: int
-    sources: dict[str, WindowSource]
-    scan_mode: str = DELTA  # delta | cumulative
-    graph_versions: dict[str, int] = field(default_factory=dict)
-    algorithm_state: dict[str, Any] = field(default_factory=dict)
-    statement: int = 0
-
-    def table_frame(self, table: TableInfo, cumulative: bool | None = None) -> Any:
-        source = self.sources.get(table_key(table))
-        if source is None:
-            return None
-        use_cumulative = self.scan_mode == "cumulative" if cumulative is None else cumulative
-        if use_cumulative:
-            return source.cumulative(self.round)
-        return source.window(self.round)
-
 
 @dataclass
 class JobStatement:
-    bound: Any
-    prepared: Any
+    """A statement of the job: its plan, its group, and what it did so far."""
+
+    bound: PlanStatement
+    plan: LogicalNode  # after the rules, a sink at the top
+    group: ExecutionGroup
     mode: str
     versions: dict[str, int] = field(default_factory=dict)
     written: int = 0
@@ -103,15 +69,15 @@ class JobStatement:
     last_result: Any = None
 
 
-def statement_mode(ctx: Any, plan: LogicalNode, dynamic_graphs: set[str]) -> str:
+def statement_mode(ctx: RuntimeContext, plan: LogicalNode, dynamic_graphs: set[str]) -> str:
     nodes = walk(plan)
-    graph_reads = [n for n in nodes if isinstance(n, _GRAPH_READS)]
+    graph_reads = [n for n in nodes if isinstance(n, GRAPH_READS)]
     aggregates = [n for n in nodes if isinstance(n, Aggregate) and n.calls and not n.internal]
     incremental = any(
         isinstance(n, GraphAlgorithm) and n.signature.incremental for n in graph_reads
     )
     streamed_tables = any(
-        isinstance(n, TableScan) and is_windowed(n.table, ctx.config) for n in nodes
+        isinstance(n, TableScan) and reads_in_windows(n.table, ctx.config) for n in nodes
     )
     if graph_reads:
         if incremental or (streamed_tables and not aggregates):
@@ -128,19 +94,30 @@ def statement_mode(ctx: Any, plan: LogicalNode, dynamic_graphs: set[str]) -> str
 
 
 class WindowedJob:
-    def __init__(self, ctx: Any, statements: list[tuple[Any, Any]], script_text: str) -> None:
-        from .checkpoint import fingerprint
+    """A script's windowed statements, prepared once, run a round per window."""
 
+    def __init__(
+        self,
+        ctx: RuntimeContext,
+        prepared: PreparedPlan,
+        script_text: str,
+        scheduler: CycleScheduler,
+    ) -> None:
         self.ctx = ctx
+        self.prepared = prepared
+        self.scheduler = scheduler
+        self.evaluator = Evaluator(ctx, prepared, scheduler)
         dynamic = {
             graph_key(n.graph)
-            for _, p in statements
-            for n in walk(p.plan)
+            for plan in prepared.plans
+            for n in walk(plan)
             if isinstance(n, GraphSink)
         }
         self.statements = [
-            JobStatement(bound, prepared, statement_mode(ctx, prepared.plan, dynamic))
-            for bound, prepared in statements
+            JobStatement(bound, plan, group, statement_mode(ctx, plan, dynamic))
+            for bound, plan, group in zip(
+                prepared.statements, prepared.plans, prepared.execution.statements, strict=True
+            )
         ]
         folder = ctx.config.get_str(JOB_CHECKPOINT_DIR)
         self.checkpoint = (
@@ -159,19 +136,25 @@ class WindowedJob:
         self.start_round = 0
         self.sink_sizes: dict[str, int] = {}
         self.graph_parts: dict[str, list[list[Any]]] = {}
+        # State incremental algorithms keep between windows (checkpointed).
+        self.algorithm_state: dict[str, Any] = {}
         self.fused = False
+
+    @property
+    def trace(self) -> list[tuple[int, str, int]] | None:
+        """The scheduler's events, when it records them."""
+        return list(self.scheduler.trace.events) if self.scheduler.record else None
 
     # ---------------------------------------------------------------- set up
     def setup(self) -> None:
         log_root = self.checkpoint.folder if self.checkpoint is not None else None
         for st in self.statements:
-            for table in plan_tables(self.ctx, st.prepared.plan):
+            for table in plan_tables(self.ctx.catalog, st.plan):
                 key = table_key(table)
                 if key not in self.sources:
-                    self.sources[key] = open_source(self.ctx, table, log_root)
-        plans = [st.prepared.plan for st in self.statements]
+                    self.sources[key] = open_window_source(self.ctx, table, log_root)
         self.fused = can_fuse_windows(
-            self.ctx, plans, self.sources.values(), self.checkpoint is not None
+            self.ctx, list(self.prepared.plans), self.sources.values(), self.checkpoint is not None
         )
         for source in self.sources.values():
             if self.fused:
@@ -204,30 +187,29 @@ class WindowedJob:
                 continue
             store = ctx.stores.store(ctx, graph)
             for path, label, is_vertex in parts:
-                store.append(ctx, label, is_vertex, ctx.spark.read.parquet(path))
-            store.pending.clear()
+                store.append(label, is_vertex, ctx.spark.read.parquet(path), windowed=False)
             self.graph_parts[key] = [list(p) for p in parts]
         for key, manifest in graphs.get("persistent", {}).items():
             graph = ctx.catalog.graph(tuple(key.split(".", 1)))
             if graph is not None:
-                ctx.stores.store(ctx, graph)._publish(manifest)  # noqa: SLF001
+                ctx.stores.store(ctx, graph).publish(manifest)
         algo = state.get("algorithms")
         if algo and self.checkpoint is not None:
             restored = self.checkpoint.load_algorithm_state(algo)
             if restored is not None:
-                ctx.window_algorithm_state = restored
+                self.algorithm_state = restored
 
     # ------------------------------------------------------------------- run
     def run(self) -> list[JobStatement]:
         self.setup()
         try:
-            CycleScheduler().run(WindowCycle(self))
+            self.scheduler.run(WindowCycle(self))
         finally:
             for source in self.sources.values():
                 source.close()
         # A drained Structured Streaming source is caught up, not finished: more
         # data may land, and the next run resumes after the last window.
-        resumable = any(getattr(src, "resumable", False) for src in self.sources.values())
+        resumable = any(src.resumable for src in self.sources.values())
         if self.checkpoint is not None and not resumable:
             self.checkpoint.commit({"window": -1, "finished": True})
         return self.statements
@@ -236,31 +218,29 @@ class WindowedJob:
         return any(src.has_window(i) for src in self.sources.values())
 
     def run_round(self, r: int) -> None:
-        ctx = self.ctx
-        state = WindowState(r, self.sources)
-        state.algorithm_state = getattr(ctx, "window_algorithm_state", {}) or {}
-        ctx.window = state
-        try:
-            for k, st in enumerate(self.statements):
-                state.statement = k
-                self.run_statement(st)
-        finally:
-            ctx.window_algorithm_state = state.algorithm_state
-            ctx.window = None
+        """Window ``r``: each statement's group as a cycle of one round, in order."""
+        for k, st in enumerate(self.statements):
+            window = WindowRound(r, self.sources, k, self.algorithm_state)
 
-    def run_statement(self, st: JobStatement) -> None:
-        ctx = self.ctx
-        state: WindowState = ctx.window
-        plan = st.prepared.plan
-        sinks = [n for n in walk(plan) if isinstance(n, SINK_TYPES)]
-        sink = sinks[0]
+            def step(
+                _: int, st: JobStatement = st, window: WindowRound = window
+            ) -> tuple[bool, Any]:
+                self.run_statement(st, window)
+                return False, None
+
+            self.scheduler.run(FunctionCycle(st.group.id, step, max_rounds=1))
+
+    def run_statement(self, st: JobStatement, window: WindowRound) -> None:
+        sink = st.plan
+        reads = Reads(window)
+        env = self.evaluator.env(reads)
+        so_far = replace(reads, so_far=True)
         if st.mode == GRAPH_DELTA:
-            now_versions = self._graph_versions(plan)
-            state.scan_mode = "cumulative"
-            state.graph_versions = dict(now_versions)
+            now_versions = self._graph_versions(st.plan)
+            now = env.with_reads(so_far.at_versions(now_versions))
             # Only the paths near what was written since (incremental_match.py).
             frame = (
-                incremental_result(ctx, sink.inputs[0], st.versions, now_versions)
+                incremental_result(now, sink.inputs[0], st.versions, now_versions)
                 if st.versions
                 else None
             )
@@ -268,39 +248,33 @@ class WindowedJob:
                 st.last_result = None
             else:
                 # The result on this version, kept for the next window's difference.
-                current = build(ctx, sink.inputs[0], {}).localCheckpoint(eager=True)
+                current = evaluate(now, sink.inputs[0]).localCheckpoint(eager=True)
                 previous = st.last_result
                 if previous is None and st.versions:
                     # After a restart or an incremental window: the result on the
                     # previous version.
-                    state.graph_versions = dict(st.versions)
-                    previous = build(ctx, sink.inputs[0], {})
+                    before = env.with_reads(so_far.at_versions(st.versions))
+                    previous = evaluate(before, sink.inputs[0])
                 st.last_result = current
                 frame = current if previous is None else current.exceptAll(previous)
-            state.graph_versions = {}
             st.versions = now_versions
         elif st.mode == FULL:
-            state.scan_mode = "cumulative"
-            frame = build(ctx, sink.inputs[0], {})
+            frame = evaluate(env.with_reads(so_far), sink.inputs[0])
         elif st.mode == TOUCHED:
-            state.scan_mode = "cumulative"
-            frame = build(ctx, sink.inputs[0], {}, touched=True)
+            frame = evaluate(env.with_reads(so_far), sink.inputs[0], rewrite=_touched_groups)
         else:
-            state.scan_mode = "delta"
-            frame = build(ctx, sink.inputs[0], {})
-        fn = operator_for(sink)
-        assert fn is not None
+            frame = evaluate(env, sink.inputs[0])
         if isinstance(sink, CollectSink):
             st.collected.append(frame)
             return
-        written = fn(ctx, sink, [frame])
+        written = evaluate(env, sink, {id(sink.inputs[0]): frame})
         if isinstance(written, int) and written > 0:
             st.written += written
 
     def _graph_versions(self, plan: LogicalNode) -> dict[str, int]:
         out = {}
         for n in walk(plan):
-            if isinstance(n, _GRAPH_READS):
+            if isinstance(n, GRAPH_READS):
                 store = self.ctx.stores.store(self.ctx, n.graph)
                 out[graph_key(n.graph)] = store.version_number()
         return out
@@ -311,22 +285,18 @@ class WindowedJob:
         ``checkpoint_every`` windows or is the last; otherwise what the window
         wrote waits in the stores' pending lists for the next checkpoint (and
         a restart redoes the windows after the last one)."""
+        ctx = self.ctx
         if self.checkpoint is None:
-            for store in self.ctx.stores.stores.values():
-                getattr(store, "pending", []).clear()
+            for store in ctx.stores.stores.values():
+                store.pending.clear()
             return
         if not last and (r + 1) % self.checkpoint_every:
             return
-        import os
-
-        ctx = self.ctx
         sinks = {path: os.path.getsize(path) for path in ctx.files_written if os.path.exists(path)}
         memory: dict[str, list[list[Any]]] = {k: list(v) for k, v in self.graph_parts.items()}
         persistent: dict[str, Any] = {}
         for key, store in ctx.stores.stores.items():
-            pending = getattr(store, "pending", None)
-            if pending is None:
-                continue
+            pending = store.pending
             if store.graph.is_persistent:
                 persistent[key] = store.manifest()
                 pending.clear()
@@ -339,9 +309,8 @@ class WindowedJob:
             pending.clear()
         self.graph_parts = memory
         algo_name = None
-        algo_state = getattr(ctx, "window_algorithm_state", None)
-        if algo_state:
-            algo_name = self.checkpoint.save_algorithm_state(r, algo_state)
+        if self.algorithm_state:
+            algo_name = self.checkpoint.save_algorithm_state(r, self.algorithm_state)
         self.checkpoint.commit(
             {
                 "window": r,
@@ -357,12 +326,10 @@ class WindowedJob:
 
 
 class WindowCycle(ExecutionCycle):
-    """The outer cycle of a windowed job: one scheduler round per window."""
-
-    mode = "per_window"
+    """The job's root group: one scheduler round per window."""
 
     def __init__(self, job: WindowedJob) -> None:
-        super().__init__(0)
+        super().__init__(job.prepared.execution.root.id)
         self.job = job
         self.round_base = job.start_round
 
@@ -384,32 +351,14 @@ class WindowCycle(ExecutionCycle):
         return self.job.statements
 
 
-def build(ctx: Any, node: LogicalNode, memo: dict[int, Any], touched: bool = False) -> Any:
-    """The DataFrame of a plan subtree under the current window state."""
-    key = id(node)
-    if key in memo:
-        return memo[key]
-    inputs = [build(ctx, c, memo, touched) for c in node.inputs]
-    fn = operator_for(node)
-    assert fn is not None, node.kind
-    df = fn(ctx, node, inputs)
-    if touched and isinstance(node, Aggregate) and node.calls:
-        df = _touched_groups(ctx, node, df)
-    memo[key] = df
-    return df
-
-
-def _touched_groups(ctx: Any, node: Aggregate, cumulative: Any) -> Any:
-    """Keep the groups the current window has rows for (values stay cumulative)."""
+def _touched_groups(env: Env, node: LogicalNode, cumulative: Any) -> Any:
+    """An aggregate's groups the current window has rows for (values stay
+    cumulative); other nodes' frames as they are."""
+    if not (isinstance(node, Aggregate) and node.calls):
+        return cumulative
     from pyspark.sql import functions as F
 
-    state: WindowState = ctx.window
-    saved = state.scan_mode
-    state.scan_mode = "delta"
-    try:
-        delta_input = build(ctx, node.input, {})
-    finally:
-        state.scan_mode = saved
+    delta_input = evaluate(env.with_reads(replace(env.reads, so_far=False)), node.input)
     if not node.group:
         marker = delta_input.limit(1).select(F.lit(1).alias("__touched"))
         return cumulative.crossJoin(marker).drop("__touched")

@@ -162,9 +162,7 @@ class Louvain(BuiltinAlgorithm):
             )
             return {"state": nxt}, _settled
 
-        state = iterate(
-            {"state": start}, step, self.rounds(p, opts.max_iterations), opts.checkpoint
-        )["state"]
+        state = iterate({"state": start}, step, self.rounds(p, opts.max_iterations), opts)["state"]
         links.unpersist()
         return state.select("id", "community")
 

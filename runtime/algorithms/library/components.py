@@ -101,7 +101,7 @@ def min_propagate_distributed(
         )
         return {"state": nxt}, _nothing_changed
 
-    out = iterate({"state": start}, step, rounds, opts.checkpoint)["state"].select("id", "label")
+    out = iterate({"state": start}, step, rounds, opts)["state"].select("id", "label")
     links.unpersist()
     return out
 
@@ -250,6 +250,6 @@ class LabelPropagation(BuiltinAlgorithm):
             return {"state": nxt}, _nothing_changed
 
         rounds = update_rounds(p["iterations"], opts.max_iterations)
-        state = iterate({"state": start}, step, rounds, opts.checkpoint)["state"]
+        state = iterate({"state": start}, step, rounds, opts)["state"]
         links.unpersist()
         return state.select("id", F.col("label").cast(T.spark_sql_type(dg.id_type)).alias("label"))

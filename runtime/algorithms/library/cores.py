@@ -73,7 +73,7 @@ class KCore(BuiltinAlgorithm):
             )
             return {"state": nxt}, _settled
 
-        state = iterate({"state": start}, step, opts.max_iterations - 1, opts.checkpoint)["state"]
+        state = iterate({"state": start}, step, opts.max_iterations - 1, opts)["state"]
         links.unpersist()
         return state.select("id", "value")
 

@@ -98,7 +98,7 @@ def page_rank(
         )
         return {"state": nxt}, None
 
-    return iterate({"state": start}, step, rounds, opts.checkpoint)["state"].select("id", "pr")
+    return iterate({"state": start}, step, rounds, opts)["state"].select("id", "pr")
 
 
 def min_label(dg: DistGraph, start: Any, pairs: Any, rounds: int, opts: RunOptions) -> Any:
@@ -123,7 +123,7 @@ def min_label(dg: DistGraph, start: Any, pairs: Any, rounds: int, opts: RunOptio
         nxt = received.select("id", "label", (F.col("label") < F.col("old")).alias("changed"))
         return {"state": nxt}, _nothing_changed
 
-    return iterate({"state": start}, step, rounds, opts.checkpoint)["state"].select("id", "label")
+    return iterate({"state": start}, step, rounds, opts)["state"].select("id", "label")
 
 
 def _nothing_changed(frames: dict[str, Any]) -> bool:

@@ -172,9 +172,7 @@ class IncrementalKCore(BuiltinAlgorithm):
             )
             return {"state": nxt}, _settled
 
-        state = iterate(
-            {"state": start}, step, self.rounds(p, opts.max_iterations), opts.checkpoint
-        )["state"]
+        state = iterate({"state": start}, step, self.rounds(p, opts.max_iterations), opts)["state"]
         out = state.select(
             F.col("id").alias("c0"),
             F.col("degree").alias("c1"),

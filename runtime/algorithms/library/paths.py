@@ -96,7 +96,7 @@ def hop_distances_distributed(
         )
         return {"visited": nxt}, _frontier_empty(round_no + 1)
 
-    frames = iterate({"visited": start}, step, max_depth, opts.checkpoint)
+    frames = iterate({"visited": start}, step, max_depth, opts)
     links.unpersist()
     return frames["visited"].where(F.col("dist").isNotNull())
 
@@ -347,7 +347,7 @@ class AllSourceShortestPath(BuiltinAlgorithm):
             )
             return {"visited": nxt}, _frontier_empty(round_no + 1)
 
-        frames = iterate({"visited": start}, step, opts.max_iterations - 1, opts.checkpoint)
+        frames = iterate({"visited": start}, step, opts.max_iterations - 1, opts)
         links.unpersist()
         found = frames["visited"].where(F.col("src") != F.col("id"))
         grouped = dg.vertex_ids().join(

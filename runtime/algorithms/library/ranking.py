@@ -97,9 +97,7 @@ class PageRank(BuiltinAlgorithm):
             )
             return {"state": nxt}, None
 
-        frames = iterate(
-            {"state": start}, step, self.rounds(p, opts.max_iterations), opts.checkpoint
-        )
+        frames = iterate({"state": start}, step, self.rounds(p, opts.max_iterations), opts)
         links.unpersist()
         return frames["state"].select("id", "pr")
 

@@ -1,9 +1,13 @@
-"""Results of statements, and query results convertible to Arrow, pandas, rows."""
+"""What a statement did, and a query's rows convertible to Arrow, pandas, rows.
+
+The runtime returns these; every front end hands them on as they are."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
 from typing import Any
+
+from .connectors.text_format import observed_bad_rows
 
 
 class QueryResult:
@@ -49,8 +53,6 @@ class QueryResult:
 
         Fetches the rows first: the counts are gathered while they are read.
         """
-        from runtime.connectors.file import observed_bad_rows
-
         self.to_arrow()
         counts: dict[str, int] = {}
         for table, observation in self.bad_row_observations:

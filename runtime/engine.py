@@ -1,0 +1,242 @@
+"""The runtime's one entry: a script's bound statements, run in order.
+
+The Session (and through it the CLI, shell, DB-API, SQLAlchemy dialect and
+notebooks) parses a script, binds each statement once and hands it to
+``ScriptRun.submit``, which decides how it runs:
+
+* catalog changes update the catalog and the graph stores (a table's
+  connector checks its options; a graph gets its store);
+* a query or INSERT that reads no table in windows is a batch statement:
+  prepared (rules, PipelineGraph, ExecutionGraph) and run as its root
+  group's cycle, one round;
+* the first statement that reads a table in windows starts the script's
+  windowed job, and every query and INSERT after it joins the job; the job
+  is prepared once and runs when the script ends (``finish``), a round per
+  window, each statement once per window, in script order;
+* EXPLAIN prepares the statement the same way and prints every level.
+
+Errors come out as ``GeaflowError`` with the statement's location; Spark's
+and user code's are translated here, once.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+from typing import Any
+
+from geaflow_sql.core.catalog import GraphInfo, TableInfo
+from geaflow_sql.core.config import TRACE_CYCLES, Config, table_options
+from geaflow_sql.core.errors import CatalogError, GeaflowError
+from grammar import syntax as s
+from planner.statements import BoundStatement, CatalogChange, ExplainStatement, PlanStatement
+
+from .batch import BatchCycle
+from .connectors.registry import connector_for
+from .context import RuntimeContext
+from .errors import translate
+from .evaluator import Evaluator
+from .explain import explain_text
+from .jobs import JobTags
+from .plans import PreparedPlan, prepare, reads_windows
+from .results import QueryResult, StatementResult
+from .scheduler import CycleScheduler
+from .streaming.job import WindowedJob
+from .udfs import ensure_registered
+
+
+class ScriptRun:
+    """One script's statements on one runtime context (see the module doc)."""
+
+    def __init__(
+        self,
+        ctx: RuntimeContext,
+        script: s.Script,
+        jobs: JobTags,
+        *,
+        spark: Callable[[], Any],
+        check_only: bool = False,
+    ) -> None:
+        self.ctx = ctx
+        self.script = script
+        self.jobs = jobs
+        # Spark starts on first use (DDL of tables needs none).
+        self._spark = spark
+        self.check_only = check_only
+        self.windowed: list[PlanStatement] = []
+
+    # ------------------------------------------------------------- statements
+    def submit(
+        self, bound: BoundStatement, config: Config, started: float | None = None
+    ) -> list[StatementResult]:
+        """Run a statement now; [] when it joins the windowed job (``finish``).
+
+        ``config`` is the job configuration as of this statement (SET changes
+        it); ``started`` is when the statement's work began (its binding)."""
+        self.ctx.config = config
+        start = time.perf_counter() if started is None else started
+        try:
+            if isinstance(bound, PlanStatement) and not self.check_only:
+                assert bound.root is not None
+                if self.windowed or reads_windows(self.ctx.catalog, config, bound.root):
+                    self.windowed.append(bound)
+                    return []
+            result = self._run(bound)
+        except GeaflowError as err:
+            raise err.at(bound.syntax.span).with_context(
+                text=self.script.text, source=self.script.source
+            ) from None
+        except Exception as err:  # Spark, Java, user code
+            raise (
+                translate(err)
+                .at(bound.syntax.span)
+                .with_context(text=self.script.text, source=self.script.source)
+            ) from None
+        return [self._described(result, bound, time.perf_counter() - start)]
+
+    def finish(self, config: Config) -> list[StatementResult]:
+        """Run the script's windowed job, if it has one; its statements' results."""
+        if not self.windowed:
+            return []
+        self.ctx.config = config
+        start = time.perf_counter()
+        try:
+            prepared = prepare(self.windowed, config, windowed=True)
+            job = WindowedJob(self.ctx, prepared, self.script.text, self._scheduler())
+            with self.jobs.tagged(self._ready_spark(prepared)):
+                done = job.run()
+        except GeaflowError as err:
+            raise err.with_context(text=self.script.text, source=self.script.source) from None
+        except Exception as err:  # Spark, Java, user code
+            raise translate(err).with_context(
+                text=self.script.text, source=self.script.source
+            ) from None
+        elapsed = time.perf_counter() - start
+        results = []
+        for st, outcome in zip(self.windowed, done, strict=True):
+            if st.kind == "query":
+                frame = outcome.collected[0]
+                for f in outcome.collected[1:]:
+                    frame = frame.unionByName(f)
+                result = self._query(frame, st.root)
+            else:
+                result = StatementResult(
+                    "insert",
+                    rows_written=outcome.written,
+                    message=f"inserted {outcome.written} rows into {st.target} over windows",
+                )
+            if job.trace is not None:
+                result.extra["cycles"] = job.trace
+            results.append(self._described(result, st, elapsed))
+        return results
+
+    # --------------------------------------------------------------- internals
+    def _described(
+        self, result: StatementResult, bound: BoundStatement, seconds: float
+    ) -> StatementResult:
+        result.statement = self.script.statement_text(bound.syntax)
+        result.line = bound.syntax.span.line
+        result.seconds = seconds
+        return result
+
+    def _run(self, bound: BoundStatement) -> StatementResult:
+        if isinstance(bound, CatalogChange):
+            return self._catalog_change(bound)
+        if isinstance(bound, ExplainStatement):
+            return self._explain(bound)
+        if isinstance(bound, PlanStatement):
+            return self._batch(bound)
+        raise TypeError(f"{type(bound).__name__} is not the runtime's to run")
+
+    def _scheduler(self) -> CycleScheduler:
+        return CycleScheduler(record=self.ctx.config.get_bool(TRACE_CYCLES))
+
+    def _ready_spark(self, prepared: PreparedPlan) -> Any:
+        """Spark, with the user functions the statements call registered."""
+        spark = self._spark()
+        self.ctx.spark = spark
+        ensure_registered(spark, prepared.udfs)
+        return spark
+
+    def _batch(self, bound: PlanStatement) -> StatementResult:
+        prepared = prepare([bound], self.ctx.config, windowed=False)
+        if self.check_only:
+            return StatementResult(bound.kind, message="planned (not run)")
+        scheduler = self._scheduler()
+        with self.jobs.tagged(self._ready_spark(prepared)):
+            written = scheduler.run(BatchCycle(Evaluator(self.ctx, prepared, scheduler)))
+        if bound.kind == "query":
+            result = self._query(written, bound.root)
+        else:
+            result = self._insert(bound, written)
+        if scheduler.record:
+            result.extra["cycles"] = list(scheduler.trace.events)
+        return result
+
+    def _query(self, frame: Any, root: Any) -> StatementResult:
+        schema = root.schema
+        query = QueryResult(frame, [f.name for f in schema], [f.type for f in schema], translate)
+        # Rows are fetched later, so bad-row counts are read then.
+        query.bad_row_observations = list(self.ctx.bad_row_observations)
+        self.ctx.bad_row_observations.clear()
+        return StatementResult("query", query=query)
+
+    def _insert(self, bound: PlanStatement, written: Any) -> StatementResult:
+        rows = written if isinstance(written, int) and written >= 0 else None
+        message = (
+            f"inserted {rows} rows into {bound.target}"
+            if rows is not None
+            else f"inserted into {bound.target}"
+        )
+        # Text rows skipped as bad (geaflow.dsl.file.bad.rows = 'skip') are reported.
+        skipped = self.ctx.bad_rows_skipped()
+        if any(skipped.values()):
+            message += "; skipped bad rows: " + ", ".join(
+                f"{n} in {table}" for table, n in skipped.items() if n
+            )
+        return StatementResult(
+            "insert", rows_written=rows, message=message, extra={"bad_rows_skipped": skipped}
+        )
+
+    def _explain(self, bound: ExplainStatement) -> StatementResult:
+        inner = bound.inner
+        if not isinstance(inner, PlanStatement):
+            return StatementResult(
+                "explain", text=f"{type(inner).__name__}: runs in the catalog, no plan"
+            )
+        assert inner.root is not None
+        catalog, config = self.ctx.catalog, self.ctx.config
+        windowed = bool(self.windowed) or reads_windows(catalog, config, inner.root)
+        prepared = prepare([inner], self.ctx.config, windowed=windowed)
+        spark = None if self.check_only or windowed else self._ready_spark(prepared)
+        return StatementResult("explain", text=explain_text(self.ctx, prepared, spark))
+
+    def _catalog_change(self, change: CatalogChange) -> StatementResult:
+        catalog = self.ctx.catalog
+        kind = change.kind
+        if change.action == "drop":
+            dropped = catalog.drop(kind.upper(), change.name)
+            if not dropped and not change.if_not_exists:
+                raise CatalogError(f"unknown {kind} {'.'.join(change.name)!r}")
+            if kind == "graph":
+                self.ctx.stores.drop(change.name[-1])
+            return StatementResult("ddl", message=f"dropped {kind} {'.'.join(change.name)}")
+        record = change.record
+        if kind == "table":
+            table: TableInfo = record
+            connector_for(table).validate(table, table_options(self.ctx.config, table))
+            created = catalog.add_table(table, if_not_exists=change.if_not_exists)
+        elif kind == "view":
+            created = catalog.add_view(
+                record, if_not_exists=change.if_not_exists, replace=change.replace
+            )
+        elif kind == "graph":
+            graph: GraphInfo = record
+            created = catalog.add_graph(graph, if_not_exists=change.if_not_exists)
+            if created:
+                self.ctx.spark = self._spark()
+                self.ctx.stores.create(self.ctx, graph)
+        else:
+            created = catalog.add_function(record, if_not_exists=change.if_not_exists)
+        verb = "created" if created else "exists"
+        return StatementResult("ddl", message=f"{kind} {record.name} {verb}")

@@ -1,0 +1,47 @@
+"""EXPLAIN: every level of a prepared statement, and Spark's own plan."""
+
+from __future__ import annotations
+
+import contextlib
+import io
+from typing import Any
+
+from geaflow_sql.core.errors import GeaflowError
+from planner.explain import render_all
+
+from .batch import BatchCycle
+from .context import RuntimeContext
+from .errors import translate
+from .evaluator import Evaluator
+from .plans import PreparedPlan
+from .scheduler import CycleScheduler
+
+
+def spark_plan_text(df: Any) -> str:
+    buf = io.StringIO()
+    with contextlib.redirect_stdout(buf):
+        try:
+            df.explain(mode="formatted")
+        except Exception as err:  # pragma: no cover - explain is best effort
+            print(f"(Spark plan unavailable: {err})")
+    return buf.getvalue()
+
+
+def explain_text(ctx: RuntimeContext, prepared: PreparedPlan, spark: Any) -> str:
+    """The plan levels of a prepared statement.  With ``spark`` (a batch
+    statement that is to be explained in full), the frames are built as a run
+    would build them, nothing is run, and Spark's formatted plan follows."""
+    spark_text = None
+    if prepared.execution.windowed:
+        spark_text = "(built for each window when the job runs)"
+    elif spark is not None:
+        try:
+            cycle = BatchCycle(Evaluator(ctx, prepared, CycleScheduler(record=False)))
+            cycle.head(0)
+            spark_text = spark_plan_text(cycle.sink_input())
+        except GeaflowError as err:
+            spark_text = f"(Spark plan unavailable: {err.message})"
+        except Exception as err:
+            spark_text = f"(Spark plan unavailable: {translate(err).message})"
+    (optimized,) = prepared.optimized
+    return render_all(optimized, prepared.pipeline, prepared.execution, spark_text)

@@ -1,0 +1,43 @@
+"""Tags on a session's Spark jobs, so another thread can cancel them.
+
+A statement tags the jobs it starts; a query's rows are fetched lazily,
+after the statement has returned, so front ends that fetch (the shell, the
+DB-API) wrap statement and fetch in a ``scope`` and both can be cancelled.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import threading
+import uuid
+from collections.abc import Iterator
+from typing import Any
+
+from .spark_adapter import cancel_jobs, tag_jobs, untag_jobs
+
+
+class JobTags:
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._tags: set[str] = set()
+
+    @contextlib.contextmanager
+    def tagged(self, spark: Any, kind: str = "statement") -> Iterator[None]:
+        """Tag every Spark job this thread starts inside the block."""
+        tag = f"geaflow-sql-{kind}-{uuid.uuid4().hex[:12]}"
+        with self._lock:
+            self._tags.add(tag)
+        tag_jobs(spark, tag)
+        try:
+            yield
+        finally:
+            untag_jobs(spark, tag)
+            with self._lock:
+                self._tags.discard(tag)
+
+    def cancel(self, spark: Any) -> None:
+        """Cancel the tagged jobs running now (from any thread)."""
+        with self._lock:
+            tags = list(self._tags)
+        for tag in tags:
+            cancel_jobs(spark, tag)
