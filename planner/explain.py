@@ -15,7 +15,6 @@ def render_logical(node: LogicalNode) -> str:
     def visit(n: LogicalNode, depth: int) -> None:
         attrs = n.explain_attrs()
         fields = ", ".join(f"{f.name}:{f.type}" for f in n.schema)
-        # The class name, not ``n.kind``: a Join's ``kind`` field is its join type.
         name = type(n).__name__
         text = f"{'  ' * depth}{name}({attrs})" if attrs else f"{'  ' * depth}{name}"
         if id(n) in seen:

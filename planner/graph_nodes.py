@@ -14,7 +14,7 @@ into these nodes.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Literal, get_args
 
 from sqlglot import exp
 
@@ -22,7 +22,19 @@ from geaflow_sql.core.catalog import GraphInfo
 
 from .algorithms import AlgorithmSignature
 from .expressions import render
-from .logical import Field, LogicalNode, Schema, names_of
+from .logical import Field, InvalidPlan, LogicalNode, Schema, check_condition, check_refs, names_of
+
+# How an edge pattern walks: along its direction, against it, or either way.
+Direction = Literal["OUT", "IN", "BOTH"]
+# The direction a hop walks when the path is read from its other end.
+REVERSED: dict[Direction, Direction] = {"OUT": "IN", "IN": "OUT", "BOTH": "BOTH"}
+
+
+def direction_of(text: str) -> Direction:
+    """The direction a pattern's arrow names."""
+    if text not in get_args(Direction):
+        raise InvalidPlan(f"unknown direction {text!r}")
+    return text  # type: ignore[return-value]
 
 
 @dataclass(frozen=True, slots=True)
@@ -43,6 +55,13 @@ class VertexMatch(LogicalNode):
     # the runtime joins on it instead of filtering a cross product.
     id_key: int | None = None
 
+    def _check(self) -> None:
+        width = len(self.input.schema) if self.input is not None else 0
+        if self.id_key is not None and not 0 <= self.id_key < width:
+            raise InvalidPlan(f"VertexMatch id key ${self.id_key} past its input's {width} fields")
+        check_refs(self, (self.filter,), width + 1)
+        check_condition(self, self.filter)
+
     @classmethod
     def _input_fields(cls) -> tuple[str, ...]:
         return ("input",)
@@ -56,8 +75,7 @@ class VertexMatch(LogicalNode):
 
         return replace(self, input=new_inputs[0] if new_inputs else None)
 
-    @property
-    def schema(self) -> Schema:
+    def _compute_schema(self) -> Schema:
         prefix = self.input.schema if self.input is not None else ()
         return prefix + (Field(self.variable, self.vertex_type),)
 
@@ -88,7 +106,7 @@ class EdgeMatch(LogicalNode):
     source: int
     edge_variable: str
     edge_labels: tuple[str, ...]
-    direction: str
+    direction: Direction
     edge_type: Any
     target_variable: str
     target_labels: tuple[str, ...]
@@ -102,11 +120,24 @@ class EdgeMatch(LogicalNode):
     target_hidden: bool = False
     edge_only: bool = False
 
-    def __post_init__(self) -> None:
+    def _check(self) -> None:
         if self.edge_only and (
             self.target_bound is not None or self.target_filter is not None or self.is_loop
         ):
-            raise ValueError("an edge-only expansion has one hop and no target vertex")
+            raise InvalidPlan("an edge-only expansion has one hop and no target vertex")
+        width = len(self.input.schema)
+        if not 0 <= self.source < width or (
+            self.target_bound is not None and not 0 <= self.target_bound < width
+        ):
+            raise InvalidPlan(f"EdgeMatch reads a path field past the {width} it has")
+        if self.direction not in get_args(Direction):
+            raise InvalidPlan(f"unknown direction {self.direction!r}")
+        if not 0 <= self.min_hops <= self.max_hops:
+            raise InvalidPlan(f"EdgeMatch hops {{{self.min_hops},{self.max_hops}}}")
+        # Each filter reads one field: the edge, or the target vertex.
+        check_refs(self, (self.edge_filter, self.target_filter), 1)
+        check_condition(self, self.edge_filter)
+        check_condition(self, self.target_filter)
 
     @classmethod
     def _input_fields(cls) -> tuple[str, ...]:
@@ -116,12 +147,7 @@ class EdgeMatch(LogicalNode):
     def is_loop(self) -> bool:
         return not (self.min_hops == 1 and self.max_hops == 1)
 
-    @property
-    def pipeline_kind(self) -> str:
-        return "ITERATOR" if self.is_loop else "ONE_INPUT"
-
-    @property
-    def schema(self) -> Schema:
+    def _compute_schema(self) -> Schema:
         out = self.input.schema + (Field(self.edge_variable, self.edge_type),)
         if self.target_bound is None and not self.edge_only:
             out += (Field(self.target_variable, self.vertex_type),)
@@ -156,8 +182,7 @@ class GraphLabelScan(LogicalNode):
     is_vertex: bool
     fields_: Schema
 
-    @property
-    def schema(self) -> Schema:
+    def _compute_schema(self) -> Schema:
         return self.fields_
 
     def explain_attrs(self) -> str:
@@ -177,14 +202,11 @@ class GraphAlgorithm(LogicalNode):
     fields_: Schema
     function: Any = None  # planner.user_functions.UserFunction
 
-    pipeline_kind = "ITERATOR"
-
     @property
     def name(self) -> str:
         return self.signature.name
 
-    @property
-    def schema(self) -> Schema:
+    def _compute_schema(self) -> Schema:
         return self.fields_
 
     def explain_attrs(self) -> str:

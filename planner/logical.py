@@ -4,27 +4,64 @@ Relational nodes mirror Calcite's (TableScan, Project, Filter, Aggregate, Sort,
 Join, Union, Values, Correlate) and graph nodes mirror GeaFlow's (GraphMatch
 with a tree of match operators, GraphAlgorithm).  Expressions inside a node are
 bound sqlglot trees (``planner.expressions``) over the node's input fields.
+
+A node checks its invariants when it is built (references within its input's
+width, boolean conditions, union inputs of one width, ...) and computes its
+schema once; a node that breaks one is a bug of the binder or of a rule, and
+``InvalidPlan`` names it.
 """
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass, field, fields, replace
-from typing import Any
+from typing import Any, Literal, get_args
 
 from sqlglot import exp
 
+from geaflow_sql.core import types as T
 from geaflow_sql.core.catalog import GraphInfo, TableInfo
 
-from .expressions import render
+from .expressions import input_refs, render, type_of
+
+
+class InvalidPlan(ValueError):
+    """A plan node built against its invariants (a planner bug, not a user error)."""
 
 
 @dataclass(frozen=True, slots=True)
 class Field:
     name: str
-    type: Any
+    type: T.DataType
 
 
 Schema = tuple[Field, ...]
+
+JoinType = Literal["INNER", "LEFT", "RIGHT", "FULL", "CROSS", "SEMI", "ANTI"]
+JOIN_TYPES: tuple[str, ...] = get_args(JoinType)
+
+
+def join_type(name: str) -> JoinType:
+    """A join type named in the text (``INNER``, ``LEFT``, ...)."""
+    if name not in JOIN_TYPES:
+        raise InvalidPlan(f"unknown join type {name!r}")
+    return name  # type: ignore[return-value]
+
+
+def check_refs(node: LogicalNode, exprs: Iterable[exp.Expression | None], width: int) -> None:
+    """Every input reference of ``exprs`` is one of ``width`` input fields."""
+    for e in exprs:
+        if e is None:
+            continue
+        for i in input_refs(e):
+            if i >= width:
+                raise InvalidPlan(f"{node.kind} reads field ${i} of an input of {width} fields")
+
+
+def check_condition(node: LogicalNode, condition: exp.Expression | None) -> None:
+    """A condition is boolean (or of a type only known at run time)."""
+    if condition is not None and type_of(condition).name not in ("BOOLEAN", "NULL", "ANY"):
+        raise InvalidPlan(f"{node.kind} condition is {type_of(condition)}, not BOOLEAN")
 
 
 def names_of(schema: Schema) -> list[str]:
@@ -34,6 +71,23 @@ def names_of(schema: Schema) -> list[str]:
 @dataclass(frozen=True, slots=True)
 class LogicalNode:
     """Base of all plan nodes.  ``inputs`` are the child nodes, in order."""
+
+    _schema: Schema = field(init=False, repr=False, compare=False, hash=False)
+
+    def __post_init__(self) -> None:
+        self._check()
+        object.__setattr__(self, "_schema", self._compute_schema())
+
+    def _check(self) -> None:
+        """Raise InvalidPlan when the node breaks an invariant."""
+
+    def _compute_schema(self) -> Schema:
+        raise NotImplementedError
+
+    @property
+    def schema(self) -> Schema:
+        """The output fields (computed once, when the node is built)."""
+        return self._schema
 
     @property
     def inputs(self) -> tuple[LogicalNode, ...]:
@@ -47,11 +101,7 @@ class LogicalNode:
         names = self._input_fields()
         if len(names) == 1 and names[0] == "inputs_":
             return replace(self, inputs_=tuple(new_inputs))  # type: ignore[call-arg]
-        return replace(self, **dict(zip(names, new_inputs, strict=True)))
-
-    @property
-    def schema(self) -> Schema:
-        raise NotImplementedError
+        return replace(self, **dict(zip(names, new_inputs, strict=True)))  # type: ignore[arg-type]
 
     @property
     def kind(self) -> str:
@@ -83,8 +133,16 @@ class TableScan(LogicalNode):
     # Job config at plan time (windows, separators...) merged with table options.
     options: tuple[tuple[str, Any], ...] = ()
 
-    @property
-    def schema(self) -> Schema:
+    def _check(self) -> None:
+        n = len(self.table.columns)
+        if self.projection is not None and any(not 0 <= i < n for i in self.projection):
+            raise InvalidPlan(f"TableScan of {self.table.name} projects a column it lacks")
+        width = n if self.projection is None else len(self.projection)
+        check_refs(self, self.filters, width)
+        for f in self.filters:
+            check_condition(self, f)
+
+    def _compute_schema(self) -> Schema:
         cols = self.table.columns
         idx = self.projection if self.projection is not None else range(len(cols))
         return tuple(Field(cols[i].name, cols[i].type) for i in idx)
@@ -104,8 +162,11 @@ class Values(LogicalNode):
     rows: tuple[tuple[exp.Expression, ...], ...]
     fields_: Schema
 
-    @property
-    def schema(self) -> Schema:
+    def _check(self) -> None:
+        if any(len(row) != len(self.fields_) for row in self.rows):
+            raise InvalidPlan(f"Values rows must have {len(self.fields_)} values")
+
+    def _compute_schema(self) -> Schema:
         return self.fields_
 
     def explain_attrs(self) -> str:
@@ -120,12 +181,16 @@ class Project(LogicalNode):
     exprs: tuple[exp.Expression, ...]
     fields_: Schema
 
+    def _check(self) -> None:
+        if len(self.exprs) != len(self.fields_):
+            raise InvalidPlan(f"Project of {len(self.exprs)} values names {len(self.fields_)}")
+        check_refs(self, self.exprs, len(self.input.schema))
+
     @classmethod
     def _input_fields(cls) -> tuple[str, ...]:
         return ("input",)
 
-    @property
-    def schema(self) -> Schema:
+    def _compute_schema(self) -> Schema:
         return self.fields_
 
     def explain_attrs(self) -> str:
@@ -149,12 +214,15 @@ class Filter(LogicalNode):
     input: LogicalNode
     condition: exp.Expression
 
+    def _check(self) -> None:
+        check_refs(self, (self.condition,), len(self.input.schema))
+        check_condition(self, self.condition)
+
     @classmethod
     def _input_fields(cls) -> tuple[str, ...]:
         return ("input",)
 
-    @property
-    def schema(self) -> Schema:
+    def _compute_schema(self) -> Schema:
         return self.input.schema
 
     def explain_attrs(self) -> str:
@@ -169,7 +237,7 @@ class AggCall:
     function: str  # canonical upper-case name, or a user function's name
     args: tuple[int, ...]
     distinct: bool
-    type: Any
+    type: T.DataType
     constants: tuple[Any, ...] = ()
     user_function: Any = None  # a user-defined aggregate (planner.user_functions.UserFunction)
 
@@ -194,12 +262,19 @@ class Aggregate(LogicalNode):
     # subqueries), as opposed to the query's own GROUP BY.
     internal: bool = False
 
+    def _check(self) -> None:
+        width = len(self.input.schema)
+        used = [*self.group, *(a for c in self.calls for a in c.args)]
+        if any(not 0 <= i < width for i in used):
+            raise InvalidPlan(f"Aggregate reads a field past the {width} of its input")
+        if len(self.fields_) != len(self.group) + len(self.calls):
+            raise InvalidPlan("Aggregate outputs its group fields, then one field per call")
+
     @classmethod
     def _input_fields(cls) -> tuple[str, ...]:
         return ("input",)
 
-    @property
-    def schema(self) -> Schema:
+    def _compute_schema(self) -> Schema:
         return self.fields_
 
     def explain_attrs(self) -> str:
@@ -225,12 +300,18 @@ class Sort(LogicalNode):
     limit: int | None = None
     offset: int = 0
 
+    def _check(self) -> None:
+        width = len(self.input.schema)
+        if any(not 0 <= k.index < width for k in self.keys):
+            raise InvalidPlan(f"Sort key past the {width} fields of its input")
+        if (self.limit is not None and self.limit < 0) or self.offset < 0:
+            raise InvalidPlan("Sort limit and offset are not negative")
+
     @classmethod
     def _input_fields(cls) -> tuple[str, ...]:
         return ("input",)
 
-    @property
-    def schema(self) -> Schema:
+    def _compute_schema(self) -> Schema:
         return self.input.schema
 
     def explain_attrs(self) -> str:
@@ -252,9 +333,6 @@ class Sort(LogicalNode):
         return ", ".join(parts)
 
 
-JOIN_KINDS = ("INNER", "LEFT", "RIGHT", "FULL", "CROSS", "SEMI", "ANTI")
-
-
 @dataclass(frozen=True, slots=True)
 class Join(LogicalNode):
     """Joins two inputs; the condition refers to left fields then right fields.
@@ -262,16 +340,21 @@ class Join(LogicalNode):
 
     left: LogicalNode
     right: LogicalNode
-    kind: str
+    join_type: JoinType
     condition: exp.Expression | None = None
+
+    def _check(self) -> None:
+        if self.join_type not in JOIN_TYPES:
+            raise InvalidPlan(f"unknown join type {self.join_type!r}")
+        check_refs(self, (self.condition,), len(self.left.schema) + len(self.right.schema))
+        check_condition(self, self.condition)
 
     @classmethod
     def _input_fields(cls) -> tuple[str, ...]:
         return ("left", "right")
 
-    @property
-    def schema(self) -> Schema:
-        if self.kind in ("SEMI", "ANTI"):
+    def _compute_schema(self) -> Schema:
+        if self.join_type in ("SEMI", "ANTI"):
             return self.left.schema
         return self.left.schema + self.right.schema
 
@@ -279,13 +362,21 @@ class Join(LogicalNode):
         cond = ""
         if self.condition is not None:
             cond = ", on=" + render(self.condition, self.input_names())
-        return f"kind={self.kind}{cond}"
+        return f"kind={self.join_type}{cond}"
 
 
 @dataclass(frozen=True, slots=True)
 class Union(LogicalNode):
     inputs_: tuple[LogicalNode, ...]
     all: bool = True
+
+    def _check(self) -> None:
+        if not self.inputs_:
+            raise InvalidPlan("Union of no inputs")
+        first = self.inputs_[0].schema
+        for other in self.inputs_[1:]:
+            if len(other.schema) != len(first):
+                raise InvalidPlan(f"Union of inputs of {len(first)} and {len(other.schema)} fields")
 
     @classmethod
     def _input_fields(cls) -> tuple[str, ...]:
@@ -295,8 +386,7 @@ class Union(LogicalNode):
     def inputs(self) -> tuple[LogicalNode, ...]:
         return self.inputs_
 
-    @property
-    def schema(self) -> Schema:
+    def _compute_schema(self) -> Schema:
         return self.inputs_[0].schema
 
     def explain_attrs(self) -> str:
@@ -321,12 +411,14 @@ class Correlate(LogicalNode):
     input: LogicalNode
     function: TableFunction
 
+    def _check(self) -> None:
+        check_refs(self, self.function.args, len(self.input.schema))
+
     @classmethod
     def _input_fields(cls) -> tuple[str, ...]:
         return ("input",)
 
-    @property
-    def schema(self) -> Schema:
+    def _compute_schema(self) -> Schema:
         return self.input.schema + self.function.output
 
     def explain_attrs(self) -> str:
@@ -349,12 +441,17 @@ class TableSink(LogicalNode):
     columns: tuple[int, ...]  # for each input field, the table column it fills
     options: tuple[tuple[str, Any], ...] = ()
 
+    def _check(self) -> None:
+        if len(self.columns) != len(self.input.schema):
+            raise InvalidPlan(
+                f"TableSink maps {len(self.columns)} of {len(self.input.schema)} fields"
+            )
+
     @classmethod
     def _input_fields(cls) -> tuple[str, ...]:
         return ("input",)
 
-    @property
-    def schema(self) -> Schema:
+    def _compute_schema(self) -> Schema:
         return self.input.schema
 
     def explain_attrs(self) -> str:
@@ -376,12 +473,17 @@ class GraphSink(LogicalNode):
     graph: GraphInfo
     writes: tuple[GraphWrite, ...]
 
+    def _check(self) -> None:
+        width = len(self.input.schema)
+        used = [i for w in self.writes for _, i in w.columns if i is not None]
+        if any(not 0 <= i < width for i in used):
+            raise InvalidPlan(f"GraphSink writes a field past the {width} of its input")
+
     @classmethod
     def _input_fields(cls) -> tuple[str, ...]:
         return ("input",)
 
-    @property
-    def schema(self) -> Schema:
+    def _compute_schema(self) -> Schema:
         return self.input.schema
 
     def explain_attrs(self) -> str:
@@ -398,8 +500,7 @@ class CollectSink(LogicalNode):
     def _input_fields(cls) -> tuple[str, ...]:
         return ("input",)
 
-    @property
-    def schema(self) -> Schema:
+    def _compute_schema(self) -> Schema:
         return self.input.schema
 
 
@@ -420,8 +521,7 @@ class Job(LogicalNode):
     def inputs(self) -> tuple[LogicalNode, ...]:
         return self.inputs_
 
-    @property
-    def schema(self) -> Schema:
+    def _compute_schema(self) -> Schema:
         return ()
 
 

@@ -26,7 +26,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Literal
 
-from .pipeline import ITERATOR, SINK, SOURCE, PipelineGraph
+from .pipeline import ITERATOR, SINK, PipelineGraph
 
 Mode = Literal["once", "per_window", "per_iteration"]
 ONCE: Mode = "once"
@@ -40,8 +40,10 @@ class ExecutionGroup:
     vertex_ids: tuple[int, ...]
     mode: Mode
     children: tuple[ExecutionGroup, ...] = ()
-    head: tuple[int, ...] = ()  # vertices that receive the cycle's events (sources)
-    tail: tuple[int, ...] = ()  # vertices that answer when a round is done (sinks)
+    # Vertices where a round starts (no input inside the group: sources, an
+    # algorithm reading its graph) and vertices that answer when it is done.
+    head: tuple[int, ...] = ()
+    tail: tuple[int, ...] = ()
 
     def all_groups(self) -> Iterator[ExecutionGroup]:
         yield self
@@ -87,6 +89,10 @@ def _upstream(pipeline: PipelineGraph, sink: int) -> list[int]:
     return sorted(seen)
 
 
+def _heads(pipeline: PipelineGraph, vertex_ids: list[int]) -> tuple[int, ...]:
+    return tuple(v for v in vertex_ids if not pipeline.inputs_of(v))
+
+
 def build_execution_graph(pipeline: PipelineGraph, windowed: bool = False) -> ExecutionGraph:
     """Group a statement's PipelineGraph (``windowed``: a job's, one sink per
     statement, whose sources are read window by window)."""
@@ -104,7 +110,7 @@ def build_execution_graph(pipeline: PipelineGraph, windowed: bool = False) -> Ex
             tuple(vertex_ids),
             mode,
             children,
-            tuple(v for v in vertex_ids if pipeline.vertex(v).kind == SOURCE),
+            _heads(pipeline, vertex_ids),
             tuple(v for v in vertex_ids if pipeline.vertex(v).kind == SINK),
         )
 
@@ -118,7 +124,7 @@ def build_execution_graph(pipeline: PipelineGraph, windowed: bool = False) -> Ex
         tuple(everything),
         PER_WINDOW,
         statements,
-        tuple(v.id for v in pipeline.sources),
+        _heads(pipeline, everything),
         tuple(v.id for v in pipeline.sinks),
     )
     return ExecutionGraph(pipeline, root)

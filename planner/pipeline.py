@@ -10,11 +10,12 @@ says how data moves between operators: FORWARD (same partitioning), KEY
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Literal
 
 from geaflow_sql.core.config import TABLE_PARALLELISM, Config
 
 from .expressions import input_refs
+from .graph_nodes import EdgeMatch, GraphAlgorithm
 from .logical import (
     SINK_TYPES,
     Aggregate,
@@ -30,22 +31,24 @@ from .logical import (
     Values,
 )
 
-SOURCE = "SOURCE"
-ONE_INPUT = "ONE_INPUT"
-TWO_INPUT = "TWO_INPUT"
-MULTI_INPUT = "MULTI_INPUT"
-ITERATOR = "ITERATOR"
-SINK = "SINK"
+VertexKind = Literal["SOURCE", "ONE_INPUT", "TWO_INPUT", "MULTI_INPUT", "ITERATOR", "SINK"]
+SOURCE: VertexKind = "SOURCE"
+ONE_INPUT: VertexKind = "ONE_INPUT"
+TWO_INPUT: VertexKind = "TWO_INPUT"
+MULTI_INPUT: VertexKind = "MULTI_INPUT"
+ITERATOR: VertexKind = "ITERATOR"
+SINK: VertexKind = "SINK"
 
-FORWARD = "FORWARD"
-KEY = "KEY"
-BROADCAST = "BROADCAST"
+Partition = Literal["FORWARD", "KEY", "BROADCAST"]
+FORWARD: Partition = "FORWARD"
+KEY: Partition = "KEY"
+BROADCAST: Partition = "BROADCAST"
 
 
 @dataclass(frozen=True)
 class PipelineVertex:
     id: int
-    kind: str
+    kind: VertexKind
     operator: str
     node: LogicalNode = field(compare=False, repr=False)
     parallelism: int = 1
@@ -58,7 +61,7 @@ class PipelineVertex:
 class PipelineEdge:
     src: int
     dst: int
-    partition: str
+    partition: Partition
     keys: tuple[int, ...] = ()
     input_index: int = 0
 
@@ -92,14 +95,13 @@ class PipelineGraph:
         raise KeyError(node)
 
 
-def _kind_of(node: LogicalNode) -> str:
+def _kind_of(node: LogicalNode) -> VertexKind:
     if isinstance(node, SINK_TYPES):
         return SINK
     if isinstance(node, (TableScan, Values)):
         return SOURCE
-    extra = getattr(node, "pipeline_kind", None)
-    if extra is not None:
-        return str(extra)
+    if isinstance(node, GraphAlgorithm) or (isinstance(node, EdgeMatch) and node.is_loop):
+        return ITERATOR
     n = len(node.inputs)
     if n == 0:
         return SOURCE
@@ -182,13 +184,13 @@ def build_pipeline(plan: LogicalNode, config: Config) -> PipelineGraph:
             PipelineVertex(vid, _kind_of(node), node.kind, node, _parallelism(node, config))
         )
         for idx, (child, cid) in enumerate(zip(node.inputs, child_ids, strict=True)):
-            partition: str = FORWARD
+            partition: Partition = FORWARD
             keys: tuple[int, ...] = ()
             if isinstance(node, Aggregate):
                 partition, keys = (KEY, node.group) if node.group else (KEY, ())
             elif isinstance(node, Join):
                 lk, rk = _equi_keys(node)
-                if node.kind == "CROSS" or not lk:
+                if node.join_type == "CROSS" or not lk:
                     partition = BROADCAST if idx == 1 else FORWARD
                 elif _is_small(child) and idx == 1:
                     partition = BROADCAST

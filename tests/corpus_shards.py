@@ -95,13 +95,15 @@ def run_shard(
     import planner.optimizer as optimizer
     import runtime.plans as plans
     from geaflow_sql.conformance import ConformanceRunner
+    from planner.checks import check_plan
 
     run = ShardRun(None)
     current: list[str] = [""]
     real = optimizer.optimize
 
-    def spy(plan, config, max_passes=3):
-        result = real(plan, config, max_passes)
+    def spy(plan, config=None, **kwargs):
+        # The plan check runs after every rule on every corpus statement.
+        result = real(plan, config, checks=[check_plan], **kwargs)
         run.fired_by_case.setdefault(current[0], set()).update(
             a.rule for a in result.trace if a.changed
         )

@@ -185,6 +185,9 @@ class MapType:
         return f"MAP<{self.key}, {self.value}>"
 
 
+# Any GeaFlow type a plan field can have.
+DataType = SqlType | StructType | ArrayType | MapType
+
 BOOLEAN = SqlType("BOOLEAN")
 TINYINT = SqlType("TINYINT")
 SMALLINT = SqlType("SMALLINT")

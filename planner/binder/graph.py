@@ -24,7 +24,15 @@ from grammar import syntax as s
 from planner.algorithms import signature_named, user_signature
 from planner.expressions import and_all, input_refs, ref, type_of, typed
 from planner.functions import FunctionKind
-from planner.graph_nodes import EdgeMatch, GraphAlgorithm, GraphLabelScan, VertexMatch
+from planner.graph_nodes import (
+    REVERSED,
+    Direction,
+    EdgeMatch,
+    GraphAlgorithm,
+    GraphLabelScan,
+    VertexMatch,
+    direction_of,
+)
 from planner.logical import (
     AggCall,
     Aggregate,
@@ -344,9 +352,9 @@ class GraphQueryBinder:
         while 0 <= k + step // 2 < len(elements) and 0 <= k + step < len(elements):
             edge: s.EdgePattern = elements[k + step // 2]
             node: s.NodePattern = elements[k + step]
-            direction = edge.direction
-            if not forward and direction != "BOTH":
-                direction = "IN" if direction == "OUT" else "OUT"
+            direction = direction_of(edge.direction)
+            if not forward:
+                direction = REVERSED[direction]
             assert current_idx is not None
             state, current_idx = self._expand(state, current_idx, edge, direction, node)
             k += step
@@ -403,7 +411,7 @@ class GraphQueryBinder:
         state: PathState,
         source_idx: int,
         edge: s.EdgePattern,
-        direction: str,
+        direction: Direction,
         node: s.NodePattern,
     ) -> tuple[PathState, int]:
         assert self.graph is not None and state.node is not None

@@ -23,6 +23,7 @@ from planner.logical import (
     Field,
     Filter,
     Join,
+    JoinType,
     LogicalNode,
     Project,
     Sort,
@@ -31,6 +32,7 @@ from planner.logical import (
     TableScan,
     Union,
     Values,
+    join_type,
 )
 from planner.user_functions import BuiltinAlias, UserFunction, parse_type_name
 
@@ -100,7 +102,7 @@ class SubqueryHook:
                 ) from None
             raise
 
-    def _append(self, right: LogicalNode, kind: str, condition: exp.Expression | None) -> int:
+    def _append(self, right: LogicalNode, kind: JoinType, condition: exp.Expression | None) -> int:
         offset = len(self.node.schema)
         self.node = Join(self.node, right, kind, condition)
         return offset
@@ -540,7 +542,7 @@ class QueryBinder:
                 kind = "INNER"
         elif kind not in ("CROSS",):
             raise self.error(ValidationError(f"{item.kind} JOIN needs an ON condition"), item)
-        return Bound(Join(left.node, right.node, kind, condition), scope)
+        return Bound(Join(left.node, right.node, join_type(kind), condition), scope)
 
     def bind_lateral(self, left: Bound, item: s.LateralRef) -> Bound:
         call = item.call

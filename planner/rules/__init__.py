@@ -3,7 +3,8 @@
 A rule is a pure function from a plan to a plan (returning the same object
 when nothing applies).  ``PHASES`` orders them the way GeaFlow groups its rule
 sets: a pre-rewrite phase that normalises, a logical phase that pushes work
-down, and a post-optimize phase that cleans up.
+down, and a post-optimize phase that cleans up.  The optimizer runs these
+unless it is given other rules (``planner.optimizer.optimize(..., rules=)``).
 """
 
 from __future__ import annotations
@@ -67,21 +68,29 @@ POST_OPTIMIZE = (
     Rule("remove_identity_project", node_fn=remove_identity_project),
 )
 
-PHASES: tuple[tuple[str, tuple[Rule, ...]], ...] = (
-    ("pre_rewrite", PRE_REWRITE),
-    ("logical", LOGICAL),
-    ("post_optimize", POST_OPTIMIZE),
+
+@dataclass(frozen=True)
+class Phase:
+    """Rules run together, in order, until none changes the plan (or a bound)."""
+
+    name: str
+    rules: tuple[Rule, ...]
+
+
+PHASES: tuple[Phase, ...] = (
+    Phase("pre_rewrite", PRE_REWRITE),
+    Phase("logical", LOGICAL),
+    Phase("post_optimize", POST_OPTIMIZE),
 )
 
 
-def register_rule(phase: str, rule: Rule) -> None:
-    """Add a rule to a phase (graph rules register themselves this way)."""
-    global PHASES
-    PHASES = tuple(
-        (name, rules + (rule,) if name == phase and rule not in rules else rules)
-        for name, rules in PHASES
-    )
-
-
 def all_rule_names() -> list[str]:
-    return [r.name for _, rules in PHASES for r in rules]
+    return [r.name for phase in PHASES for r in phase.rules]
+
+
+def rule_named(name: str) -> Rule:
+    for phase in PHASES:
+        for rule in phase.rules:
+            if rule.name == name:
+                return rule
+    raise KeyError(name)

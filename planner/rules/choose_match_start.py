@@ -41,7 +41,7 @@ from planner.expressions import (
     remap_refs,
     typed,
 )
-from planner.graph_nodes import EdgeMatch, VertexMatch
+from planner.graph_nodes import REVERSED, Direction, EdgeMatch, VertexMatch
 from planner.logical import Field, Filter, LogicalNode, Project
 
 
@@ -235,10 +235,10 @@ def _rebuild(chain: _Chain) -> LogicalNode | None:
         node: LogicalNode, i: int, source_old: int, target: int, backwards: bool
     ) -> LogicalNode:
         st = steps[i - 1]
-        direction = st.direction
+        direction: Direction = st.direction
         edge_filter = st.edge_filter
         if backwards:
-            direction = {"OUT": "IN", "IN": "OUT"}.get(direction, direction)
+            direction = REVERSED[direction]
             if edge_filter is not None:
                 edge_filter = _flip_reads(edge_filter, 0, st.edge_type)
         t_var, t_labels, t_cond, t_hidden = vertex_info(target)
@@ -279,7 +279,7 @@ def _rebuild(chain: _Chain) -> LogicalNode | None:
         moved = ref(new_pos[old], f.type)
         is_edge = (old - width) % 2 == 1
         if is_edge and (old - width + 1) // 2 <= pivot:
-            moved = flip_edge(moved, f.type)
+            moved = flip_edge(moved, f.type)  # type: ignore[arg-type]
         exprs.append(moved)
     out: LogicalNode = Project(node, tuple(exprs), tuple(Field(f.name, f.type) for f in top.schema))
     cond_all = and_all(lifted)

@@ -134,7 +134,7 @@ def prune_columns(plan: LogicalNode) -> LogicalNode:
         if isinstance(node, Join):
             lw = len(node.left.schema)
             cond_refs = input_refs(node.condition) if node.condition is not None else set()
-            semi = node.kind in ("SEMI", "ANTI")
+            semi = node.join_type in ("SEMI", "ANTI")
             need_left = {i for i in required if i < lw} | {i for i in cond_refs if i < lw}
             need_right = {i - lw for i in cond_refs if i >= lw}
             if not semi:
@@ -149,7 +149,7 @@ def prune_columns(plan: LogicalNode) -> LogicalNode:
             out = (
                 node
                 if (left is node.left and right is node.right)
-                else Join(left, right, node.kind, join_cond)
+                else Join(left, right, node.join_type, join_cond)
             )
             mapping = dict(lmap) if semi else full
             return out, mapping

@@ -18,7 +18,7 @@ from __future__ import annotations
 from sqlglot import exp
 
 from planner.expressions import and_all, conjuncts, input_refs, is_deterministic, remap_refs
-from planner.logical import Filter, Join, LogicalNode
+from planner.logical import Filter, Join, JoinType, LogicalNode
 
 Parts = list[exp.Expression]
 
@@ -56,18 +56,18 @@ def _shift(parts: Parts, offset: int) -> Parts:
 
 def _push_join_condition(node: Join) -> LogicalNode:
     """Single-side conjuncts of a join's own ON condition, where that is safe."""
-    if node.condition is None or node.kind not in ("INNER", "LEFT", "RIGHT"):
+    if node.condition is None or node.join_type not in ("INNER", "LEFT", "RIGHT"):
         return node
     left, right, both = _split(node, conjuncts(node.condition))
     width = len(node.left.schema)
-    if node.kind == "LEFT":
+    if node.join_type == "LEFT":
         # Left-side ON conjuncts only decide matches: they stay in the condition.
         both, left = both + left, []
-    elif node.kind == "RIGHT":
+    elif node.join_type == "RIGHT":
         both, right = both + _shift(right, width), []
     if not (left or right):
         return node
-    kind = node.kind
+    kind: JoinType = node.join_type
     if kind == "INNER" and not both:
         kind = "CROSS"
     return Join(_with_filter(node.left, left), _with_filter(node.right, right), kind, and_all(both))
@@ -79,29 +79,29 @@ def push_filter_into_join(node: LogicalNode) -> LogicalNode:
     if not (isinstance(node, Filter) and isinstance(node.input, Join)):
         return node
     join = node.input
-    if join.kind not in ("INNER", "CROSS", "LEFT", "RIGHT", "SEMI", "ANTI"):
+    if join.join_type not in ("INNER", "CROSS", "LEFT", "RIGHT", "SEMI", "ANTI"):
         return node
     left, right, both = _split(join, conjuncts(node.condition))
     width = len(join.left.schema)
     keep: Parts = []
-    if join.kind == "LEFT":
+    if join.join_type == "LEFT":
         # Right-side rows may be null-extended: such conditions run after the join.
         keep = [*both, *_shift(right, width)]
         right, both = [], []
-    elif join.kind == "RIGHT":
+    elif join.join_type == "RIGHT":
         keep = [*both, *left]
         left, both = [], []
-    elif join.kind in ("SEMI", "ANTI"):
+    elif join.join_type in ("SEMI", "ANTI"):
         keep = [*both, *_shift(right, width)]
         right, both = [], []
     if not (left or right or both):
         return node
-    kind = join.kind
+    kind = join.join_type
     condition = join.condition
     if both:
         kind = "INNER" if kind in ("INNER", "CROSS") else kind
         condition = and_all(conjuncts(condition) + both)
     new_join = Join(_with_filter(join.left, left), _with_filter(join.right, right), kind, condition)
-    pushed = _push_join_condition(new_join) if new_join.kind == "INNER" else new_join
+    pushed = _push_join_condition(new_join) if new_join.join_type == "INNER" else new_join
     cond = and_all(keep)
     return pushed if cond is None else Filter(pushed, cond)

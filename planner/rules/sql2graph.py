@@ -46,7 +46,7 @@ from planner.expressions import (
     substitute_refs,
     typed,
 )
-from planner.graph_nodes import EdgeMatch, GraphLabelScan, VertexMatch
+from planner.graph_nodes import Direction, EdgeMatch, GraphLabelScan, VertexMatch
 from planner.logical import Filter, Join, LogicalNode, Project
 
 Exprs = list[exp.Expression]
@@ -109,7 +109,9 @@ def vertex_columns(graph: GraphInfo, label: str, index: int) -> Exprs | None:
     return out
 
 
-def edge_columns(graph: GraphInfo, info: EdgeTableInfo, index: int, direction: str) -> Exprs | None:
+def edge_columns(
+    graph: GraphInfo, info: EdgeTableInfo, index: int, direction: Direction
+) -> Exprs | None:
     """An edge label's declared columns read from the edge value in field
     ``index``, which a walk in ``direction`` produced."""
     etype = graph.edge_type()
@@ -192,6 +194,7 @@ def _extend(
         return None
     info = pending.edge
     name = info.fields[k].name
+    direction: Direction
     if name == info.src_field:
         direction = "OUT"
     elif name == info.dst_field:
@@ -301,7 +304,7 @@ def _connect(left: _Side, right: _Side, i: int, j: int) -> tuple[LogicalNode, Ex
 
 
 def sql2graph(node: LogicalNode) -> LogicalNode:
-    if not (isinstance(node, Join) and node.kind == "INNER" and node.condition is not None):
+    if not (isinstance(node, Join) and node.join_type == "INNER" and node.condition is not None):
         return node
     if not is_deterministic(node.condition):
         return node

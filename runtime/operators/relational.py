@@ -262,14 +262,14 @@ def join(env: Env, node: Join, inputs: list[Any]) -> Any:
     left, right = inputs
     lw = len(node.left.schema)
     right = right.toDF(*[f"c{lw + i}" for i in range(len(node.right.schema))])
-    if node.kind == "CROSS" or node.condition is None:
-        if node.kind in ("CROSS", "INNER"):
+    if node.join_type == "CROSS" or node.condition is None:
+        if node.join_type in ("CROSS", "INNER"):
             return left.crossJoin(right)
         from pyspark.sql import functions as F
 
-        out = left.join(right, F.lit(True), _HOW[node.kind])
+        out = left.join(right, F.lit(True), _HOW[node.join_type])
     else:
-        out = left.join(right, column(node.condition), _HOW[node.kind])
+        out = left.join(right, column(node.condition), _HOW[node.join_type])
     return out
 
 
