@@ -15,8 +15,6 @@ from __future__ import annotations
 import argparse
 import os
 import sys
-import time
-from typing import Any
 
 from .core.errors import GeaflowError
 
@@ -62,46 +60,6 @@ def build_parser() -> argparse.ArgumentParser:
     return ap
 
 
-def _print_result(result: Any, output: str, quiet: bool) -> None:
-    from .display import format_rows
-
-    if result.query is not None:
-        q = result.query
-        print(format_rows(q.columns, q.collect(), output))
-    elif result.text is not None:
-        print(result.text)
-    elif not quiet and result.message:
-        print(result.message)
-
-
-def run_script(
-    text: str,
-    source: str,
-    conf: dict[str, str],
-    master: str | None,
-    *,
-    explain: bool = False,
-    check: bool = False,
-    output: str = "table",
-    quiet: bool = False,
-    base_dir: str | None = None,
-) -> int:
-    from grammar.parser import parse
-
-    from .session import Session
-
-    # Parse first: a syntax error anywhere stops the script before Spark starts.
-    script = parse(text, source)
-    session = Session(master=master, conf=conf, base_dir=base_dir)
-    start = time.perf_counter()
-    for result in session.iter_execute(script, source, check_only=check, explain=explain):
-        _print_result(result, output, quiet)
-        if not quiet and result.kind == "insert":
-            print(f"({time.perf_counter() - start:.2f}s)")
-        start = time.perf_counter()
-    return 0
-
-
 def main(argv: list[str] | None = None) -> int:
     ap = build_parser()
     args = ap.parse_args(argv)
@@ -129,6 +87,9 @@ def main(argv: list[str] | None = None) -> int:
         text = args.execute
         source = "<command line>"
         base_dir = os.getcwd()
+    # The runtime and PySpark load only once there is something to run.
+    from .scripts import run_script
+
     try:
         return run_script(
             text,

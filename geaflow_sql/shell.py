@@ -695,7 +695,7 @@ def _on_sigint(handler: Any) -> Iterator[None]:
 
 def _run_piped(master: str | None, conf: dict[str, Any], output: str) -> int:
     """Input that is not a terminal (``geaflow-sql < script.gql``): run it as a script."""
-    from .cli import run_script
+    from .scripts import run_script
 
     text = sys.stdin.read()
     try:

@@ -16,6 +16,8 @@ from sqlglot import exp
 
 from geaflow_sql.core import types as T
 
+from .dialect import template
+
 _REF = re.compile(r"^c(\d+)$")
 
 
@@ -166,3 +168,93 @@ def render(e: exp.Expression, names: list[str] | None = None) -> str:
 
     out = out.transform(rename, copy=False)
     return out.sql(dialect="spark")
+
+
+INT_MIN, INT_MAX = -(2**31), 2**31 - 1
+
+
+def literal_for(value: Any, t: Any | None = None) -> exp.Expression:
+    """A typed literal for a Python value (parameters, constants folded by rules)."""
+    if value is None:
+        return typed(exp.Null(), t or T.NULL)
+    if isinstance(value, bool):
+        return typed(exp.Boolean(this=value), T.BOOLEAN)
+    if isinstance(value, int):
+        lt = T.INTEGER if INT_MIN <= value <= INT_MAX else T.BIGINT
+        lit = exp.Literal.number(str(value) if lt is T.INTEGER else f"{value}L")
+        return typed(lit if value >= 0 else paren(lit), lt)
+    if isinstance(value, float):
+        text = repr(value)
+        if text in ("nan", "inf", "-inf"):
+            return typed(template(f"CAST('{text}' AS DOUBLE)"), T.DOUBLE)
+        return typed(
+            exp.Literal.number(f"{text}D") if value >= 0 else paren(exp.Literal.number(f"{text}D")),
+            T.DOUBLE,
+        )
+    typed_literal = _temporal_decimal_binary_literal(value)
+    if typed_literal is not None:
+        return typed_literal
+    return typed(exp.Literal.string(str(value)), T.VARCHAR)
+
+
+def _temporal_decimal_binary_literal(value: Any) -> exp.Expression | None:
+    """DATE, TIMESTAMP, DECIMAL and BINARY literals for bound parameters (DB-API).
+
+    The literal text is generated here from the value (ISO dates, digits, hex),
+    never taken from the user, so it cannot change the statement.
+    """
+    import datetime as dt
+    import decimal
+
+    def cast(text: str, t: Any) -> exp.Expression:
+        to = exp.DataType.build(T.spark_sql_type(t), dialect="spark")
+        return typed(exp.Cast(this=exp.Literal.string(text), to=to), t)
+
+    if isinstance(value, dt.datetime):
+        if value.tzinfo is not None:  # sessions run in UTC
+            value = value.astimezone(dt.timezone.utc).replace(tzinfo=None)
+        return cast(value.isoformat(sep=" "), T.TIMESTAMP)
+    if isinstance(value, dt.date):
+        return cast(value.isoformat(), T.DATE)
+    if isinstance(value, decimal.Decimal) and value.is_finite():
+        sign, digits, exponent = value.as_tuple()
+        assert isinstance(exponent, int)
+        scale = max(0, -exponent)
+        precision = max(len(digits) + max(0, exponent), scale, 1)
+        if precision <= 38:
+            return cast(format(value, "f"), T.decimal(precision, scale))
+        return None
+    if isinstance(value, (bytes, bytearray, memoryview)):
+        return typed(template(f"X'{bytes(value).hex()}'"), T.BINARY)
+    return None
+
+
+def cast_to(e: exp.Expression, target: Any) -> exp.Expression:
+    """``CAST(e AS target)`` unless ``e`` already has that type."""
+    source = type_of(e)
+    if source == target or target.name == "ANY":
+        return e
+    if isinstance(target, T.StructType) or isinstance(source, T.StructType):
+        return e
+    if source.name == "NULL":
+        return typed(
+            exp.Cast(
+                this=exp.Null(), to=exp.DataType.build(T.spark_sql_type(target), dialect="spark")
+            ),
+            target,
+        )
+    return typed(
+        exp.Cast(this=e, to=exp.DataType.build(T.spark_sql_type(target), dialect="spark")), target
+    )
+
+
+# Comparison and arithmetic operators of the DSL as sqlglot nodes.
+COMPARISONS = {
+    "=": exp.EQ,
+    "<>": exp.NEQ,
+    "<": exp.LT,
+    "<=": exp.LTE,
+    ">": exp.GT,
+    ">=": exp.GTE,
+}
+ARITHMETIC = {"+": exp.Add, "-": exp.Sub, "*": exp.Mul, "/": exp.Div, "%": exp.Mod}

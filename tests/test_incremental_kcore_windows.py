@@ -21,8 +21,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from runtime.algorithms.library.deltas import Delta
 from runtime.algorithms.library.inc_kcore import SeenGraph
-from runtime.algorithms.library.incremental import Delta
 from runtime.algorithms.library.kcore_peeling import full_peel, repeel
 from tests.test_incremental_algorithms import run_job
 from tests.test_incremental_mst_kcore import GeaFlowKCore

@@ -22,6 +22,8 @@ from planner.functions import FunctionKind, builtin_aggregate
 from planner.logical import AggCall
 from planner.user_functions import BuiltinAlias, UserFunction, parse_type_name
 
+from .constants import constant_value
+
 
 def is_aggregate_name(binder: Any, name: str) -> bool:
     resolved = binder.resolve_function(name, None)
@@ -139,7 +141,7 @@ class AggregateHook:
                         raise binder.fail(
                             ValidationError(f"argument {i + 1} of {e.name}() must be a constant"), a
                         )
-                    constants.append(_constant_value(bound))
+                    constants.append(constant_value(bound))
             if name == "COUNT" and (e.star or not arg_exprs):
                 arg_exprs = []
                 arg_types: list[Any] = []
@@ -204,27 +206,6 @@ class AggregateHook:
 
 def _has_aggregate(e: exp.Expression) -> bool:
     return any(isinstance(n, exp.AggFunc) for n in e.walk())
-
-
-def _constant_value(e: exp.Expression) -> Any:
-    node = e.unnest() if isinstance(e, exp.Paren) else e
-    if isinstance(node, exp.Literal):
-        text = node.this
-        if node.is_string:
-            return text
-        text = text.rstrip("DdLl")
-        try:
-            return int(text)
-        except ValueError:
-            return float(text)
-    if isinstance(node, exp.Neg):
-        v = _constant_value(node.this)
-        return -v if isinstance(v, (int, float)) else v
-    if isinstance(node, exp.Boolean):
-        return bool(node.this)
-    if isinstance(node, exp.Null):
-        return None
-    return node.sql(dialect="spark")
 
 
 def _text(e: s.Expr) -> str:

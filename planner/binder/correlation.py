@@ -22,7 +22,7 @@ from sqlglot import exp
 from geaflow_sql.core import types as T
 from geaflow_sql.core.errors import GeaflowError
 from grammar import syntax as s
-from planner.expressions import input_refs
+from planner.expressions import cast_to, input_refs, type_of, typed
 
 from .expressions import ExprBinder
 
@@ -105,9 +105,6 @@ def _equality(
 
 def key_condition(outer_key: exp.Expression, inner_ref: exp.Expression) -> exp.Expression:
     """``outer = inner`` compared at the two sides' common type."""
-    from planner.expressions import type_of, typed
-
-    from .expressions import cast_to
 
     common = T.common_type(type_of(outer_key), type_of(inner_ref)) or type_of(outer_key)
     return typed(

@@ -23,7 +23,16 @@ from geaflow_sql.core.errors import (
 )
 from grammar import syntax as s
 from planner.dialect import template
-from planner.expressions import paren, type_of, typed
+from planner.expressions import (
+    ARITHMETIC,
+    COMPARISONS,
+    cast_to,
+    literal_for,
+    paren,
+    ref,
+    type_of,
+    typed,
+)
 from planner.functions import FunctionKind, builtin_aggregate, builtin_scalar
 from planner.user_functions import (
     BuiltinAlias,
@@ -35,94 +44,6 @@ from planner.user_functions import (
 
 from .context import BindContext
 from .scope import Scope, ScopeField
-
-INT_MIN, INT_MAX = -(2**31), 2**31 - 1
-
-
-def literal_for(value: Any, t: Any | None = None) -> exp.Expression:
-    """A typed literal for a Python value (parameters, constants folded by rules)."""
-    if value is None:
-        return typed(exp.Null(), t or T.NULL)
-    if isinstance(value, bool):
-        return typed(exp.Boolean(this=value), T.BOOLEAN)
-    if isinstance(value, int):
-        lt = T.INTEGER if INT_MIN <= value <= INT_MAX else T.BIGINT
-        lit = exp.Literal.number(str(value) if lt is T.INTEGER else f"{value}L")
-        return typed(lit if value >= 0 else paren(lit), lt)
-    if isinstance(value, float):
-        text = repr(value)
-        if text in ("nan", "inf", "-inf"):
-            return typed(template(f"CAST('{text}' AS DOUBLE)"), T.DOUBLE)
-        return typed(
-            exp.Literal.number(f"{text}D") if value >= 0 else paren(exp.Literal.number(f"{text}D")),
-            T.DOUBLE,
-        )
-    typed_literal = _temporal_decimal_binary_literal(value)
-    if typed_literal is not None:
-        return typed_literal
-    return typed(exp.Literal.string(str(value)), T.VARCHAR)
-
-
-def _temporal_decimal_binary_literal(value: Any) -> exp.Expression | None:
-    """DATE, TIMESTAMP, DECIMAL and BINARY literals for bound parameters (DB-API).
-
-    The literal text is generated here from the value (ISO dates, digits, hex),
-    never taken from the user, so it cannot change the statement.
-    """
-    import datetime as dt
-    import decimal
-
-    def cast(text: str, t: Any) -> exp.Expression:
-        to = exp.DataType.build(T.spark_sql_type(t), dialect="spark")
-        return typed(exp.Cast(this=exp.Literal.string(text), to=to), t)
-
-    if isinstance(value, dt.datetime):
-        if value.tzinfo is not None:  # sessions run in UTC
-            value = value.astimezone(dt.timezone.utc).replace(tzinfo=None)
-        return cast(value.isoformat(sep=" "), T.TIMESTAMP)
-    if isinstance(value, dt.date):
-        return cast(value.isoformat(), T.DATE)
-    if isinstance(value, decimal.Decimal) and value.is_finite():
-        sign, digits, exponent = value.as_tuple()
-        assert isinstance(exponent, int)
-        scale = max(0, -exponent)
-        precision = max(len(digits) + max(0, exponent), scale, 1)
-        if precision <= 38:
-            return cast(format(value, "f"), T.decimal(precision, scale))
-        return None
-    if isinstance(value, (bytes, bytearray, memoryview)):
-        return typed(template(f"X'{bytes(value).hex()}'"), T.BINARY)
-    return None
-
-
-def cast_to(e: exp.Expression, target: Any) -> exp.Expression:
-    """``CAST(e AS target)`` unless ``e`` already has that type."""
-    source = type_of(e)
-    if source == target or target.name == "ANY":
-        return e
-    if isinstance(target, T.StructType) or isinstance(source, T.StructType):
-        return e
-    if source.name == "NULL":
-        return typed(
-            exp.Cast(
-                this=exp.Null(), to=exp.DataType.build(T.spark_sql_type(target), dialect="spark")
-            ),
-            target,
-        )
-    return typed(
-        exp.Cast(this=e, to=exp.DataType.build(T.spark_sql_type(target), dialect="spark")), target
-    )
-
-
-_COMPARE = {
-    "=": exp.EQ,
-    "<>": exp.NEQ,
-    "<": exp.LT,
-    "<=": exp.LTE,
-    ">": exp.GT,
-    ">=": exp.GTE,
-}
-_ARITH = {"+": exp.Add, "-": exp.Sub, "*": exp.Mul, "/": exp.Div, "%": exp.Mod}
 
 
 class ExprBinder:
@@ -225,7 +146,6 @@ class ExprBinder:
 
     # ------------------------------------------------------------------ names
     def _field_ref(self, f: ScopeField) -> exp.Expression:
-        from planner.expressions import ref
 
         return ref(f.index, f.type)
 
@@ -353,7 +273,7 @@ class ExprBinder:
             return typed(cls(this=paren(left), expression=paren(right)), T.BOOLEAN)
         left = self.bind(e.left)
         right = self.bind(e.right)
-        if e.op in _COMPARE:
+        if e.op in COMPARISONS:
             return self.compare(e.op, left, right, e)
         if e.op in ("IS DISTINCT FROM", "IS NOT DISTINCT FROM"):
             # Null-safe comparison: two nulls are not distinct, null and a value are.
@@ -388,7 +308,7 @@ class ExprBinder:
             return cast_to(
                 typed(exp.IntDiv(this=paren(left), expression=paren(right)), T.BIGINT), result
             )
-        node: Any = _ARITH[op](this=paren(left), expression=paren(right))
+        node: Any = ARITHMETIC[op](this=paren(left), expression=paren(right))
         out = typed(node, result)
         if (
             result.is_integer
@@ -411,7 +331,7 @@ class ExprBinder:
             raise TypeMismatchError(f"cannot compare {lt} with {rt}")
         left = cast_to(left, common) if lt.name != "NULL" else left
         right = cast_to(right, common) if rt.name != "NULL" else right
-        cmp: Any = _COMPARE[op](this=paren(left), expression=paren(right))
+        cmp: Any = COMPARISONS[op](this=paren(left), expression=paren(right))
         return typed(cmp, T.BOOLEAN)
 
     def _bind_IsTest(self, e: s.IsTest) -> exp.Expression:

@@ -22,7 +22,7 @@ from geaflow_sql.core.config import MATCH_OFFSET, MAX_OPEN_HOPS
 from geaflow_sql.core.errors import CatalogError, GeaflowError, UnsupportedError, ValidationError
 from grammar import syntax as s
 from planner.algorithms import signature_named, user_signature
-from planner.expressions import and_all, input_refs, ref, type_of, typed
+from planner.expressions import and_all, cast_to, input_refs, literal_for, ref, type_of, typed
 from planner.functions import FunctionKind
 from planner.graph_nodes import (
     REVERSED,
@@ -44,11 +44,13 @@ from planner.logical import (
     Sort,
     SortKey,
     Union,
+    transform_up,
 )
 from planner.user_functions import BuiltinAlias, UserFunction
 
-from .expressions import ExprBinder, cast_to, literal_for
-from .scope import Scope, ScopeField
+from .constants import constant_int, constant_value
+from .expressions import ExprBinder
+from .scope import Bound, Scope, ScopeField
 
 _HIDDEN = itertools.count()
 
@@ -627,8 +629,6 @@ class GraphQueryBinder:
         self, state: PathState, order: tuple[s.OrderItem, ...], limit: s.LimitClause | None
     ) -> PathState:
         """ORDER BY / LIMIT written before RETURN: they order and cut the paths."""
-        from .query import constant_int
-
         assert state.node is not None
         hook = self.hook(state)
         binder = self.binder(state, hook)
@@ -675,8 +675,6 @@ class GraphQueryBinder:
         order: tuple[s.OrderItem, ...],
         limit: s.LimitClause | None,
     ) -> LogicalNode:
-        from .query import Bound
-
         if state.node is None:
             raise self.error(ValidationError("RETURN needs a MATCH or CALL before it"), clause)
         select = s.Select(
@@ -740,9 +738,7 @@ class GraphQueryBinder:
             bound = binder.bind(a)
             if input_refs(bound):
                 raise self.error(ValidationError("algorithm arguments must be constants"), a)
-            from .aggregates import _constant_value
-
-            args.append(_constant_value(bound))
+            args.append(constant_value(bound))
         try:
             signature.bind(args)
             id_type = (
@@ -766,7 +762,6 @@ class GraphQueryBinder:
 
 def _replace_source(plan: LogicalNode, old: LogicalNode, new: LogicalNode) -> LogicalNode:
     """Swap the path table under a bound RETURN for the one with added columns."""
-    from planner.logical import transform_up
 
     def fn(n: LogicalNode) -> LogicalNode:
         return new if n is old else n

@@ -15,9 +15,7 @@ from sqlglot import exp
 from geaflow_sql.core import types as T
 from geaflow_sql.core.errors import ValidationError
 from grammar import syntax as s
-from planner.expressions import and_all, type_of, typed
-
-from .expressions import cast_to
+from planner.expressions import COMPARISONS, and_all, cast_to, type_of, typed
 
 GRAPH_FUNCTIONS = {
     "label",
@@ -118,9 +116,8 @@ def compare_elements(
         return cond
     if len(keys) == 1:
         return binder.compare(op, meta(left, keys[0]), meta(right, keys[0]), node)
-    from .expressions import _COMPARE
 
     lk = exp.Anonymous(this="struct", expressions=[meta(left, k) for k in keys])
     rk = exp.Anonymous(this="struct", expressions=[meta(right, k) for k in keys])
-    cmp: Any = _COMPARE[op](this=lk, expression=rk)
+    cmp: Any = COMPARISONS[op](this=lk, expression=rk)
     return typed(cmp, T.BOOLEAN)

@@ -16,8 +16,9 @@ from geaflow_sql.core.config import table_options
 from geaflow_sql.core.errors import CatalogError, GeaflowError, UnsupportedError, ValidationError
 from grammar import syntax as s
 from planner.dialect import template
-from planner.expressions import ref, ref_index, type_of, typed
+from planner.expressions import and_all, cast_to, ref, ref_index, substitute_refs, type_of, typed
 from planner.logical import (
+    AggCall,
     Aggregate,
     Correlate,
     Field,
@@ -37,17 +38,10 @@ from planner.logical import (
 from planner.user_functions import BuiltinAlias, UserFunction, parse_type_name
 
 from .aggregates import AggregateHook, contains_aggregate
+from .constants import constant_int
 from .context import BindContext
-from .expressions import ExprBinder, cast_to
-from .scope import Scope, ScopeField
-
-
-@dataclass
-class Bound:
-    """A bound relation: its plan and how its fields are named in the outer query."""
-
-    node: LogicalNode
-    scope: Scope
+from .expressions import ExprBinder
+from .scope import Bound, Scope, ScopeField
 
 
 def output_name(item: s.SelectItem, position: int) -> str:
@@ -59,24 +53,6 @@ def output_name(item: s.SelectItem, position: int) -> str:
     if isinstance(e, s.Field):
         return e.name.lstrip("~") if e.name.startswith("~") else e.name
     return f"EXPR${position}"
-
-
-def constant_int(ctx: BindContext, e: s.Expr | None, what: str) -> int | None:
-    if e is None:
-        return None
-    if isinstance(e, s.Literal) and e.kind == "int":
-        value = int(e.value)
-    elif isinstance(e, s.Parameter):
-        bound = ExprBinder(ctx, Scope()).bind(e)
-        try:
-            value = int(str(bound.this).rstrip("L"))
-        except (ValueError, AttributeError):
-            raise ctx.error(ValidationError(f"{what} must be an integer"), e.span) from None
-    else:
-        raise ctx.error(ValidationError(f"{what} must be an integer constant"), e.span)
-    if value < 0:
-        raise ctx.error(ValidationError(f"{what} must not be negative"), e.span)
-    return value
 
 
 class SubqueryHook:
@@ -130,7 +106,6 @@ class SubqueryHook:
         ]
         if extra is not None:
             conds.append(extra)
-        from planner.expressions import and_all
 
         self._append(marked, "LEFT", and_all(conds))
         return offset
@@ -228,7 +203,6 @@ class SubqueryHook:
         found = ref(offset + 1, T.BOOLEAN)
         # SQL's three-valued IN: no match is UNKNOWN (not FALSE) when the value
         # is null or the subquery yields a null, unless the subquery is empty.
-        from planner.logical import AggCall
 
         counts = Aggregate(
             sub,
@@ -292,7 +266,6 @@ class QueryBinder:
 
     # ---------------------------------------------------------------- helpers
     def count_call(self) -> Any:
-        from planner.logical import AggCall
 
         return AggCall("COUNT", (), False, T.BIGINT)
 
@@ -751,8 +724,6 @@ class QueryBinder:
             except GeaflowError:
                 over_output = None
             if over_output is not None:
-                from planner.expressions import substitute_refs
-
                 out.append((substitute_refs(over_output, dict(enumerate(exprs))), item))
                 continue
             out.append((binder.bind(item.expr), item))

@@ -5,6 +5,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
+from planner.logical import LogicalNode
+
 
 @dataclass(frozen=True, slots=True)
 class ScopeField:
@@ -75,3 +77,11 @@ class Scope:
     @staticmethod
     def of(schema: Any, relation: str | None = None) -> Scope:
         return Scope([ScopeField(f.name, f.type, i, relation) for i, f in enumerate(schema)])
+
+
+@dataclass
+class Bound:
+    """A bound relation: its plan and how its fields are named in the outer query."""
+
+    node: LogicalNode
+    scope: Scope

@@ -6,15 +6,12 @@ to a built-in (GeaFlow's own class names map to ours) or to a Python class.
 """
 
 from .registry import (
-    AggregateSpec,
-    FunctionKind,
-    ScalarSpec,
-    TableFunctionSpec,
     builtin_aggregate,
     builtin_scalar,
     builtin_table_function,
     resolve_class_name,
 )
+from .specs import AggregateSpec, FunctionKind, ScalarSpec, TableFunctionSpec
 
 __all__ = [
     "AggregateSpec",

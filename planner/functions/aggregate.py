@@ -12,7 +12,7 @@ from typing import Any
 
 from geaflow_sql.core import types as T
 
-from .registry import AggregateSpec, register_aggregate
+from .specs import AggregateSpec, register_aggregate
 
 
 def _sum_type(args: list[Any]) -> Any:

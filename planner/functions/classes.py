@@ -9,7 +9,7 @@ Analytics).  Graph algorithm classes are registered by the algorithm library
 
 from __future__ import annotations
 
-from .registry import FunctionKind, register_class
+from .specs import FunctionKind, register_class
 
 PACKAGES = ("org.apache.geaflow.dsl.udf.table", "com.antgroup.geaflow.dsl.udf.table")
 

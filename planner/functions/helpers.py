@@ -16,7 +16,7 @@ from sqlglot import exp
 from geaflow_sql.core import types as T
 
 from ..dialect import template
-from .registry import ScalarSpec, register_scalar
+from .specs import ScalarSpec, register_scalar
 
 TypeRule = Callable[[list[Any]], Any]
 Builder = Callable[[list[exp.Expression], list[Any]], exp.Expression]

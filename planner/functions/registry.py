@@ -1,140 +1,44 @@
-"""Specs of built-in functions and the lookup that the binder uses.
+"""The lookup the binder uses: built-in functions by GeaFlow name or Java class.
 
-A spec says how many arguments a function takes, what type it returns for
-given argument types, and how it is written in Spark SQL: usually just a Spark
-function name (data, in ``scalar.py``), sometimes a small builder for the
-special cases where GeaFlow's semantics differ from Spark's.
+Importing the function tables (``aggregate``, ``classes``, ``scalar``,
+``table``) fills ``specs``' tables; the lookups read them.
 """
 
 from __future__ import annotations
 
-import enum
-from collections.abc import Callable
-from dataclasses import dataclass
-from typing import Any
-
-from sqlglot import exp
-
-TypeRule = Callable[[list[Any]], Any]
-# Builds the Spark-side expression from bound argument expressions and their types.
-SparkBuilder = Callable[[list[exp.Expression], list[Any]], exp.Expression]
-
-
-class FunctionKind(enum.Enum):
-    SCALAR = "scalar"
-    AGGREGATE = "aggregate"
-    TABLE = "table"
-    ALGORITHM = "algorithm"
-
-
-@dataclass(frozen=True, slots=True)
-class ScalarSpec:
-    name: str
-    min_args: int
-    max_args: int | None
-    result: TypeRule
-    spark: str | SparkBuilder
-    # Target type of each argument (by position; the last repeats), or None = as is.
-    arg_types: Callable[[list[Any]], list[Any | None]] | None = None
-    doc: str = ""
-
-    def accepts(self, n: int) -> bool:
-        return n >= self.min_args and (self.max_args is None or n <= self.max_args)
-
-    def arity_text(self) -> str:
-        if self.max_args == self.min_args:
-            return str(self.min_args)
-        if self.max_args is None:
-            return f"at least {self.min_args}"
-        return f"{self.min_args} to {self.max_args}"
-
-
-@dataclass(frozen=True, slots=True)
-class AggregateSpec:
-    name: str
-    min_args: int
-    max_args: int | None
-    result: TypeRule
-    # How many leading arguments are data columns; the rest must be constants.
-    data_args: int = 1
-    doc: str = ""
-
-    def accepts(self, n: int) -> bool:
-        return n >= self.min_args and (self.max_args is None or n <= self.max_args)
-
-    def arity_text(self) -> str:
-        if self.max_args == self.min_args:
-            return str(self.min_args)
-        if self.max_args is None:
-            return f"at least {self.min_args}"
-        return f"{self.min_args} to {self.max_args}"
-
-
-@dataclass(frozen=True, slots=True)
-class TableFunctionSpec:
-    name: str
-    min_args: int
-    max_args: int | None
-    # Output field types, given the argument types.
-    output: Callable[[list[Any]], list[Any]]
-    doc: str = ""
-
-
-_SCALARS: dict[str, ScalarSpec] = {}
-_AGGREGATES: dict[str, AggregateSpec] = {}
-_TABLES: dict[str, TableFunctionSpec] = {}
-_CLASSES: dict[str, tuple[FunctionKind, str]] = {}
-
-
-def register_scalar(spec: ScalarSpec, *aliases: str) -> None:
-    for n in (spec.name, *aliases):
-        _SCALARS[n.lower()] = spec
-
-
-def register_aggregate(spec: AggregateSpec, *aliases: str) -> None:
-    for n in (spec.name, *aliases):
-        _AGGREGATES[n.lower()] = spec
-
-
-def register_table_function(spec: TableFunctionSpec, *aliases: str) -> None:
-    for n in (spec.name, *aliases):
-        _TABLES[n.lower()] = spec
-
-
-def register_class(class_name: str, kind: FunctionKind, builtin: str) -> None:
-    _CLASSES[class_name] = (kind, builtin.lower())
-
-
-def _load() -> None:
-    # Importing the tables registers them.
-    from . import aggregate, classes, scalar, table  # noqa: F401
+from . import aggregate, classes, scalar, table  # noqa: F401 - importing fills the tables
+from .specs import (
+    AGGREGATES,
+    CLASSES,
+    SCALARS,
+    TABLES,
+    AggregateSpec,
+    FunctionKind,
+    ScalarSpec,
+    TableFunctionSpec,
+)
 
 
 def builtin_scalar(name: str) -> ScalarSpec | None:
-    _load()
-    return _SCALARS.get(name.lower())
+    return SCALARS.get(name.lower())
 
 
 def builtin_aggregate(name: str) -> AggregateSpec | None:
-    _load()
-    return _AGGREGATES.get(name.lower())
+    return AGGREGATES.get(name.lower())
 
 
 def builtin_table_function(name: str) -> TableFunctionSpec | None:
-    _load()
-    return _TABLES.get(name.lower())
+    return TABLES.get(name.lower())
 
 
 def resolve_class_name(class_name: str) -> tuple[FunctionKind, str] | None:
     """GeaFlow's Java class name of a built-in -> (kind, our built-in name)."""
-    _load()
-    return _CLASSES.get(class_name)
+    return CLASSES.get(class_name)
 
 
 def all_builtin_names() -> dict[str, list[str]]:
-    _load()
     return {
-        "scalar": sorted(_SCALARS),
-        "aggregate": sorted(_AGGREGATES),
-        "table": sorted(_TABLES),
+        "scalar": sorted(SCALARS),
+        "aggregate": sorted(AGGREGATES),
+        "table": sorted(TABLES),
     }

@@ -33,6 +33,7 @@ from geaflow_sql.core import types as T
 from planner.expressions import (
     and_all,
     conjuncts,
+    copy_typed,
     input_refs,
     is_constant,
     is_deterministic,
@@ -168,8 +169,6 @@ def _flip_reads(cond: exp.Expression, index: int, etype: T.StructType) -> exp.Ex
         if ref_index(node) == index and not isinstance(node.parent, exp.Dot):
             return flip_edge(ref(index, etype), etype)
         return node
-
-    from planner.expressions import copy_typed
 
     return copy_typed(cond).transform(visit, copy=False)
 

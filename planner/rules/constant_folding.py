@@ -17,7 +17,7 @@ from typing import Any
 from sqlglot import exp
 
 from geaflow_sql.core import types as T
-from planner.expressions import copy_typed, type_of, typed
+from planner.expressions import cast_to, copy_typed, literal_for, type_of, typed
 from planner.logical import Filter, Join, LogicalNode, Project, TableScan
 
 _ARITH = (exp.Add, exp.Sub, exp.Mul)
@@ -71,12 +71,9 @@ def _wrap_int(value: int, t: Any) -> int | None:
 
 
 def _literal(value: Any, t: Any) -> exp.Expression:
-    from planner.binder.expressions import literal_for
 
     lit = literal_for(value)
     if type_of(lit) != t and t.is_numeric:
-        from planner.binder.expressions import cast_to
-
         return cast_to(lit, t)
     return lit
 

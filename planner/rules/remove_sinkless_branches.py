@@ -8,11 +8,10 @@ sink, so for them this rule changes nothing.
 
 from __future__ import annotations
 
-from planner.logical import SINK_TYPES, LogicalNode
+from planner.logical import SINK_TYPES, Job, LogicalNode
 
 
 def remove_sinkless_branches(plan: LogicalNode) -> LogicalNode:
-    from planner.logical import Job
 
     if isinstance(plan, Job):
         kept = tuple(s for s in plan.inputs_ if isinstance(s, SINK_TYPES))

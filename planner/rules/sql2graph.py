@@ -35,9 +35,9 @@ from sqlglot import exp
 
 from geaflow_sql.core import types as T
 from geaflow_sql.core.catalog import EdgeTableInfo, GraphInfo
-from planner.binder.expressions import cast_to
 from planner.expressions import (
     and_all,
+    cast_to,
     conjuncts,
     is_deterministic,
     ref,

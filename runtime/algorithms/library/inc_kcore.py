@@ -48,7 +48,7 @@ from ..dist_graph import DistGraph, with_self
 from ..iteration import iterate
 from ..local_graph import LocalGraph
 from ..options import RunOptions, options_of
-from .incremental import SeenIds, collect_delta, output_frame
+from .deltas import SeenIds, collect_delta, output_frame
 from .kcore_peeling import NEVER, full_peel, repeel
 
 INIT = "INIT"

@@ -18,7 +18,7 @@ from typing import Any
 import numpy as np
 
 from ..base import AlgorithmGraph
-from .incremental import SeenIds, csr, gather
+from .deltas import SeenIds, csr, gather
 
 UNREACHED = -1
 

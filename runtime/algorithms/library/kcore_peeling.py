@@ -19,7 +19,7 @@ from __future__ import annotations
 import numpy as np
 import scipy.sparse as sp
 
-from .incremental import csr, gather
+from .deltas import csr, gather
 
 # The drop round of a vertex that is never deactivated.
 NEVER = np.iinfo(np.int64).max

@@ -122,8 +122,8 @@ class SingleSourceShortestPath(BuiltinAlgorithm):
     def run(self, ctx: Any, graph: AlgorithmGraph, args: list[Any]) -> Any:
         if graph.new_edges is None:
             return super().run(ctx, graph, args)
+        from .deltas import output_frame
         from .inc_sssp import HopState, collect_labeled_delta
-        from .incremental import output_frame
 
         p = self.bind(list(args), graph.id_type)
         state = graph.state.get("hops")
