@@ -1,7 +1,8 @@
-"""Binding queries: SELECT, VALUES, UNION, FROM items, ORDER BY / LIMIT.
+"""Binding queries: SELECT, VALUES, UNION, ORDER BY / LIMIT.
 
 The result of binding a query is a logical plan whose schema names the output
-columns.  Graph queries (MATCH / CALL) are handed to ``planner.binder.graph``.
+columns.  FROM items are bound by ``from_clause``, subqueries in expressions
+by ``subqueries``, graph queries (MATCH / CALL) by ``graph``.
 """
 
 from __future__ import annotations
@@ -12,36 +13,28 @@ from typing import Any
 from sqlglot import exp
 
 from geaflow_sql.core import types as T
-from geaflow_sql.core.config import table_options
-from geaflow_sql.core.errors import CatalogError, GeaflowError, UnsupportedError, ValidationError
+from geaflow_sql.core.errors import GeaflowError, UnsupportedError, ValidationError
 from grammar import syntax as s
-from planner.dialect import template
-from planner.expressions import and_all, cast_to, ref, ref_index, substitute_refs, type_of, typed
+from planner.expressions import cast_to, ref, ref_index, substitute_refs, type_of
 from planner.logical import (
-    AggCall,
     Aggregate,
-    Correlate,
     Field,
     Filter,
-    Join,
-    JoinType,
     LogicalNode,
     Project,
     Sort,
     SortKey,
-    TableFunction,
-    TableScan,
     Union,
     Values,
-    join_type,
 )
-from planner.user_functions import BuiltinAlias, UserFunction, parse_type_name
 
 from .aggregates import AggregateHook, contains_aggregate
 from .constants import constant_int
-from .context import BindContext
 from .expressions import ExprBinder
+from .from_clause import FromRules
+from .graph import GraphQueryBinder
 from .scope import Bound, Scope, ScopeField
+from .subqueries import SubqueryHook
 
 
 def output_name(item: s.SelectItem, position: int) -> str:
@@ -55,225 +48,8 @@ def output_name(item: s.SelectItem, position: int) -> str:
     return f"EXPR${position}"
 
 
-class SubqueryHook:
-    """Plans subqueries in expressions by joining them to the current input.
-
-    Joins append fields on the right, so references to the existing input stay
-    valid; the expression then reads the appended field.
-    """
-
-    def __init__(self, qb: QueryBinder, node: LogicalNode, scope: Scope) -> None:
-        self.qb = qb
-        self.node = node
-        self.scope = scope
-
-    def _plan(self, query: s.Query) -> LogicalNode:
-        try:
-            return self.qb.bind_query(query).node
-        except GeaflowError as err:
-            if "unknown column" in err.message:
-                raise UnsupportedError(
-                    "a subquery may refer to the outer query only through equalities "
-                    "in its WHERE (outer = inner); " + err.message
-                ) from None
-            raise
-
-    def _append(self, right: LogicalNode, kind: JoinType, condition: exp.Expression | None) -> int:
-        offset = len(self.node.schema)
-        self.node = Join(self.node, right, kind, condition)
-        return offset
-
-    def _marked(
-        self, sub: LogicalNode, extra: exp.Expression | None, outer_keys: tuple[exp.Expression, ...]
-    ) -> int:
-        """Left-join ``sub`` (keys first) with a TRUE marker after its fields.
-
-        Returns the offset of ``sub``'s first field in the joined input; the
-        marker is at ``offset + len(sub.schema)``.
-        """
-        from .correlation import key_condition
-
-        fields = sub.schema
-        marked = Project(
-            sub,
-            tuple(ref(i, f.type) for i, f in enumerate(fields))
-            + (typed(exp.Boolean(this=True), T.BOOLEAN),),
-            fields + (Field("$found", T.BOOLEAN),),
-        )
-        offset = len(self.node.schema)
-        conds = [
-            key_condition(k, ref(offset + j, fields[j].type)) for j, k in enumerate(outer_keys)
-        ]
-        if extra is not None:
-            conds.append(extra)
-
-        self._append(marked, "LEFT", and_all(conds))
-        return offset
-
-    def _correlated(self, binder: ExprBinder, query: s.Query) -> Any:
-        from .correlation import decorrelate
-
-        return decorrelate(self.qb, binder, query)
-
-    def scalar(self, binder: ExprBinder, e: s.ScalarSubquery) -> exp.Expression:
-        corr = self._correlated(binder, e.query)
-        if corr is not None:
-            return self._correlated_scalar(binder, e, corr)
-        sub = self._plan(e.query)
-        if len(sub.schema) != 1:
-            raise ValidationError("a scalar subquery must return exactly one column")
-        offset = self._append(sub, "LEFT", typed(exp.Boolean(this=True), T.BOOLEAN))
-        return ref(offset, sub.schema[0].type)
-
-    def _correlated_scalar(
-        self, binder: ExprBinder, e: s.ScalarSubquery, corr: Any
-    ) -> exp.Expression:
-        select = corr.select
-        if len(select.items) != 1 or not contains_aggregate(binder, select.items[0].expr):
-            raise ValidationError(
-                "a correlated scalar subquery must compute one aggregate (one row per outer row)"
-            )
-        keys = corr.inner_keys
-        grouped = s.Select(
-            tuple(s.SelectItem(k) for k in keys) + select.items,
-            select.from_,
-            select.where,
-            group_by=keys,
-            span=select.span,
-        )
-        sub = self._plan(grouped)
-        offset = self._marked(sub, None, corr.outer_keys)
-        value = ref(offset + len(keys), sub.schema[len(keys)].type)
-        item = select.items[0].expr
-        if isinstance(item, s.FunctionCall) and item.name.upper() == "COUNT":
-            # No matching rows count 0, not null.
-            return typed(
-                exp.Coalesce(this=value, expressions=[exp.Literal.number(0)]), type_of(value)
-            )
-        return value
-
-    def in_query(self, binder: ExprBinder, e: s.InQuery) -> exp.Expression:
-        operand = binder.bind(e.operand)
-        corr = self._correlated(binder, e.query)
-        if corr is not None:
-            select = corr.select
-            if len(select.items) != 1:
-                raise ValidationError("IN (subquery) needs a subquery with one column")
-            keys = corr.inner_keys
-            sub = self._plan(
-                s.Select(
-                    tuple(s.SelectItem(k) for k in keys) + select.items,
-                    select.from_,
-                    select.where,
-                    distinct=True,
-                    span=select.span,
-                )
-            )
-            value_type = sub.schema[len(keys)].type
-            offset = len(self.node.schema)
-            common = T.common_type(type_of(operand), value_type) or type_of(operand)
-            match = typed(
-                exp.EQ(
-                    this=cast_to(operand, common),
-                    expression=cast_to(ref(offset + len(keys), value_type), common),
-                ),
-                T.BOOLEAN,
-            )
-            offset = self._marked(sub, match, corr.outer_keys)
-            return self._found(offset + len(sub.schema), e.negated)
-        sub = self._plan(e.query)
-        if len(sub.schema) != 1:
-            raise ValidationError("IN (subquery) needs a subquery with one column")
-        distinct = Aggregate(sub, (0,), (), sub.schema)
-        marked = Project(
-            distinct,
-            (ref(0, sub.schema[0].type), typed(exp.Boolean(this=True), T.BOOLEAN)),
-            (sub.schema[0], Field("$found", T.BOOLEAN)),
-        )
-        offset = len(self.node.schema)
-        common = T.common_type(type_of(operand), sub.schema[0].type) or type_of(operand)
-        cond = typed(
-            exp.EQ(
-                this=cast_to(operand, common),
-                expression=cast_to(ref(offset, sub.schema[0].type), common),
-            ),
-            T.BOOLEAN,
-        )
-        self._append(marked, "LEFT", cond)
-        found = ref(offset + 1, T.BOOLEAN)
-        # SQL's three-valued IN: no match is UNKNOWN (not FALSE) when the value
-        # is null or the subquery yields a null, unless the subquery is empty.
-
-        counts = Aggregate(
-            sub,
-            (),
-            (AggCall("COUNT", (), False, T.BIGINT), AggCall("COUNT", (0,), False, T.BIGINT)),
-            (Field("$rows", T.BIGINT), Field("$values", T.BIGINT)),
-        )
-        c = self._append(counts, "CROSS", None)
-        hit, miss = ("FALSE", "TRUE") if e.negated else ("TRUE", "FALSE")
-        return typed(
-            template(
-                f"CASE WHEN {{0}} IS NOT NULL THEN {hit} WHEN {{1}} = 0 THEN {miss} "
-                f"WHEN {{3}} IS NULL OR {{1}} > {{2}} THEN NULL ELSE {miss} END",
-                found,
-                ref(c, T.BIGINT),
-                ref(c + 1, T.BIGINT),
-                operand,
-            ),
-            T.BOOLEAN,
-        )
-
-    @staticmethod
-    def _found(marker: int, negated: bool) -> exp.Expression:
-        test: exp.Expression = exp.Is(this=ref(marker, T.BOOLEAN), expression=exp.Null())
-        if not negated:
-            test = exp.Not(this=exp.Paren(this=test))
-        return typed(test, T.BOOLEAN)
-
-    def exists(self, binder: ExprBinder, e: s.Exists) -> exp.Expression:
-        assert e.query is not None
-        corr = self._correlated(binder, e.query)
-        if corr is not None:
-            keys = corr.inner_keys
-            sub = self._plan(
-                s.Select(
-                    tuple(s.SelectItem(k) for k in keys),
-                    corr.select.from_,
-                    corr.select.where,
-                    distinct=True,
-                    span=corr.select.span,
-                )
-            )
-            offset = self._marked(sub, None, corr.outer_keys)
-            return self._found(offset + len(sub.schema), False)
-        sub = self._plan(e.query)
-        counted = Aggregate(
-            Project(sub, (typed(exp.Literal.number(1), T.INTEGER),), (Field("one", T.INTEGER),)),
-            (),
-            (self.qb.count_call(),),
-            (Field("n", T.BIGINT),),
-        )
-        offset = self._append(counted, "CROSS", None)
-        return typed(
-            exp.GT(this=ref(offset, T.BIGINT), expression=exp.Literal.number(0)), T.BOOLEAN
-        )
-
-
-class QueryBinder:
-    def __init__(self, ctx: BindContext) -> None:
-        self.ctx = ctx
-
-    # ---------------------------------------------------------------- helpers
-    def count_call(self) -> Any:
-
-        return AggCall("COUNT", (), False, T.BIGINT)
-
-    def expr_binder(self, scope: Scope, **kw: Any) -> ExprBinder:
-        return ExprBinder(self.ctx, scope, **kw)
-
-    def error(self, err: GeaflowError, node: s.Node) -> GeaflowError:
-        return self.ctx.error(err, node.span)
+class QueryBinder(FromRules):
+    """Binds SQL queries: SELECT, VALUES, set operations, ORDER BY/LIMIT."""
 
     # ------------------------------------------------------------------ query
     def bind_query(self, q: s.Query, relation: str | None = None) -> Bound:
@@ -286,8 +62,6 @@ class QueryBinder:
         elif isinstance(q, s.OrderedQuery):
             node = self.bind_ordered(q)
         elif isinstance(q, s.GraphQuery):
-            from .graph import GraphQueryBinder
-
             node = GraphQueryBinder(self).bind(q)
         else:  # pragma: no cover - grammar produces no other kinds
             raise self.error(UnsupportedError(f"{type(q).__name__} queries"), q)
@@ -407,173 +181,6 @@ class QueryBinder:
             cast_to(ref(i, f.type), t) for i, (f, t) in enumerate(zip(schema, types, strict=True))
         )
         return Project(node, exprs, tuple(Field(n, t) for n, t in zip(names, types, strict=True)))
-
-    # ------------------------------------------------------------------- from
-    def bind_from(self, item: s.FromItem) -> Bound:
-        if isinstance(item, s.TableRef):
-            return self.bind_table_ref(item)
-        if isinstance(item, s.SubqueryRef):
-            return self.bind_subquery_ref(item)
-        if isinstance(item, s.JoinRef):
-            return self.bind_join(item)
-        if isinstance(item, s.LateralRef):
-            raise self.error(
-                ValidationError("LATERAL TABLE(...) must follow another table in FROM"), item
-            )
-        raise self.error(UnsupportedError(f"{type(item).__name__} in FROM"), item)
-
-    def bind_table_ref(self, item: s.TableRef) -> Bound:
-        parts = item.name.parts
-        catalog = self.ctx.catalog
-        relation = item.alias or item.name.last
-        table = catalog.table(parts)
-        if table is not None:
-            options = tuple(table_options(self.ctx.config, table).items())
-            node: LogicalNode = TableScan(table, None, (), options)
-            return self._renamed(node, relation, item.column_aliases, item)
-        view = catalog.view(parts)
-        if view is not None:
-            key = view.name.lower()
-            if key in self.ctx.expanding_views:
-                raise self.error(ValidationError(f"view {view.name!r} refers to itself"), item)
-            saved = self.ctx.expanding_views
-            self.ctx.expanding_views = saved + (key,)
-            try:
-                inner = self.bind_query(view.query).node
-            except GeaflowError as err:
-                raise self.error(
-                    ValidationError(f"view {view.name!r} is invalid: {err.message}"), item
-                ) from None
-            finally:
-                self.ctx.expanding_views = saved
-            if view.columns:
-                if len(view.columns) != len(inner.schema):
-                    raise self.error(
-                        ValidationError(
-                            f"view {view.name!r} names {len(view.columns)} columns "
-                            f"but its query has {len(inner.schema)}"
-                        ),
-                        item,
-                    )
-                inner = self._rename(inner, list(view.columns))
-            return self._renamed(inner, relation, item.column_aliases, item)
-        from .graph import graph_label_scan
-
-        scan = graph_label_scan(self, parts)
-        if scan is not None:
-            return self._renamed(scan, relation, item.column_aliases, item)
-        known = catalog.table_names() + catalog.view_names()
-        hint = f" (known: {', '.join(known[:12])})" if known else ""
-        raise self.error(CatalogError(f"unknown table {str(item.name)!r}{hint}"), item.name)
-
-    def _rename(self, node: LogicalNode, names: list[str]) -> LogicalNode:
-        if [f.name for f in node.schema] == names:
-            return node
-        if isinstance(node, Project):
-            return Project(
-                node.input,
-                node.exprs,
-                tuple(Field(n, f.type) for n, f in zip(names, node.schema, strict=True)),
-            )
-        exprs = tuple(ref(i, f.type) for i, f in enumerate(node.schema))
-        return Project(
-            node, exprs, tuple(Field(n, f.type) for n, f in zip(names, node.schema, strict=True))
-        )
-
-    def _renamed(
-        self, node: LogicalNode, relation: str | None, aliases: tuple[str, ...], at: s.Node
-    ) -> Bound:
-        if aliases:
-            if len(aliases) != len(node.schema):
-                raise self.error(
-                    ValidationError(
-                        f"{len(aliases)} column aliases given for {len(node.schema)} columns"
-                    ),
-                    at,
-                )
-            node = self._rename(node, list(aliases))
-        return Bound(node, Scope.of(node.schema, relation))
-
-    def bind_subquery_ref(self, item: s.SubqueryRef) -> Bound:
-        if isinstance(item.query, s.Values):
-            node = self.bind_values(item.query, item.column_aliases)
-            return self._renamed(node, item.alias, (), item)
-        inner = self.bind_query(item.query).node
-        return self._renamed(inner, item.alias, item.column_aliases, item)
-
-    def bind_join(self, item: s.JoinRef) -> Bound:
-        left = self.bind_from(item.left)
-        if isinstance(item.right, s.LateralRef):
-            return self.bind_lateral(left, item.right)
-        right = self.bind_from(item.right)
-        scope = left.scope.concat(right.scope)
-        kind = {"COMMA": "CROSS"}.get(item.kind, item.kind)
-        condition = None
-        if item.condition is not None:
-            condition = self.expr_binder(scope).bind_condition(item.condition)
-            if kind == "CROSS":
-                kind = "INNER"
-        elif kind not in ("CROSS",):
-            raise self.error(ValidationError(f"{item.kind} JOIN needs an ON condition"), item)
-        return Bound(Join(left.node, right.node, join_type(kind), condition), scope)
-
-    def bind_lateral(self, left: Bound, item: s.LateralRef) -> Bound:
-        call = item.call
-        binder = self.expr_binder(left.scope)
-        args = tuple(binder.bind(a) for a in call.args)
-        arg_types = [type_of(a) for a in args]
-        resolved = binder.resolve_function(call.name, call)
-        impl: Any = None
-        if isinstance(resolved, UserFunction):
-            from planner.functions import FunctionKind
-
-            if resolved.kind is not FunctionKind.TABLE:
-                raise self.error(ValidationError(f"{call.name}() is not a table function"), call)
-            try:
-                type_names = resolved.instance.result_types([str(t) for t in arg_types])
-                out_types = [parse_type_name(t) if isinstance(t, str) else t for t in type_names]
-            except GeaflowError:
-                raise
-            except Exception as err:
-                raise self.error(
-                    ValidationError(
-                        f"table function {call.name}() failed to give its types: {err}"
-                    ),
-                    call,
-                ) from None
-            impl = resolved
-            fname = resolved.name
-        else:
-            from planner.functions import builtin_table_function
-
-            name = resolved.builtin if isinstance(resolved, BuiltinAlias) else call.name
-            spec = builtin_table_function(name)
-            if spec is None:
-                raise self.error(ValidationError(f"unknown table function {call.name}()"), call)
-            if not (spec.min_args <= len(args) <= (spec.max_args or len(args))):
-                raise self.error(
-                    ValidationError(
-                        f"{call.name}() takes {spec.min_args} to {spec.max_args} arguments"
-                    ),
-                    call,
-                )
-            out_types = spec.output(arg_types)
-            fname = spec.name
-        names = list(item.column_aliases) or [f"f{i}" for i in range(len(out_types))]
-        if len(names) != len(out_types):
-            raise self.error(
-                ValidationError(
-                    f"{call.name}() yields {len(out_types)} columns but {len(names)} names are given"
-                ),
-                item,
-            )
-        output = tuple(Field(n, t) for n, t in zip(names, out_types, strict=True))
-        fn = TableFunction(fname, args, output, impl)
-        node = Correlate(left.node, fn)
-        right_scope = Scope(
-            [ScopeField(f.name, f.type, i, item.alias or call.name) for i, f in enumerate(output)]
-        )
-        return Bound(node, left.scope.concat(right_scope))
 
     # ----------------------------------------------------------------- select
     def expand_items(self, items: tuple[s.SelectItem, ...], scope: Scope) -> list[Any]:

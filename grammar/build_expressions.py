@@ -1,0 +1,248 @@
+"""The tree builder's rules for expressions (operators, literals, calls, CASE, types).
+
+The tree builder (``grammar.builder.TreeBuilder``) is these rules with those
+of queries, GQL and statements: one Lark transformer, split by sub-language
+as the grammar files are.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from lark import Token, Transformer, v_args
+from lark.tree import Meta
+
+from . import syntax as s
+from .literals import decode_identifier, decode_string_token
+from .tree_helpers import Tagged, span_of, tagged, tokens_of, values_of
+
+
+@v_args(meta=True)
+class ExpressionRules(Transformer):
+    """The tree builder's rules for expressions (operators, literals, calls, CASE, types)."""
+
+    _param_index: int  # parameters numbered so far (set by TreeBuilder)
+
+    def ident(self, meta: Meta, ch: list[Any]) -> str:
+        tok = ch[0]
+        if isinstance(tok, Token):
+            if tok.type == "QUOTED_IDENT":
+                return decode_identifier(str(tok))
+            return str(tok)
+        return str(tok)
+
+    def nonreserved(self, meta: Meta, ch: list[Any]) -> str:
+        return str(ch[0])
+
+    def qualified_name(self, meta: Meta, ch: list[Any]) -> s.Name:
+        return s.Name(tuple(ch), span=span_of(meta))
+
+    def int_lit(self, meta: Meta, ch: list[Any]) -> s.Literal:
+        text = str(ch[0])
+        return s.Literal(int(text.rstrip("lL")), "int", text, span=span_of(meta))
+
+    def dec_lit(self, meta: Meta, ch: list[Any]) -> s.Literal:
+        text = str(ch[0])
+        return s.Literal(text, "decimal", text, span=span_of(meta))
+
+    def str_lit(self, meta: Meta, ch: list[Any]) -> s.Literal:
+        return s.Literal(decode_string_token(str(ch[0])), "string", str(ch[0]), span=span_of(meta))
+
+    def true_lit(self, meta: Meta, ch: list[Any]) -> s.Literal:
+        return s.Literal(True, "bool", "TRUE", span=span_of(meta))
+
+    def false_lit(self, meta: Meta, ch: list[Any]) -> s.Literal:
+        return s.Literal(False, "bool", "FALSE", span=span_of(meta))
+
+    def null_lit(self, meta: Meta, ch: list[Any]) -> s.Literal:
+        return s.Literal(None, "null", "NULL", span=span_of(meta))
+
+    # ------------------------------------------------------------- expressions
+    def or_op(self, meta: Meta, ch: list[Any]) -> s.Expr:
+        left, right = values_of(ch)
+        return s.Binary("OR", left, right, span=span_of(meta))
+
+    def and_op(self, meta: Meta, ch: list[Any]) -> s.Expr:
+        left, right = values_of(ch)
+        return s.Binary("AND", left, right, span=span_of(meta))
+
+    def not_op(self, meta: Meta, ch: list[Any]) -> s.Expr:
+        return s.Unary("NOT", values_of(ch)[0], span=span_of(meta))
+
+    def _is(self, meta: Meta, ch: list[Any], what: str) -> s.Expr:
+        return s.IsTest(values_of(ch)[0], what, "NOT" in tokens_of(ch), span=span_of(meta))
+
+    def is_null(self, meta: Meta, ch: list[Any]) -> s.Expr:
+        return self._is(meta, ch, "NULL")
+
+    def is_true(self, meta: Meta, ch: list[Any]) -> s.Expr:
+        return self._is(meta, ch, "TRUE")
+
+    def is_false(self, meta: Meta, ch: list[Any]) -> s.Expr:
+        return self._is(meta, ch, "FALSE")
+
+    def is_distinct(self, meta: Meta, ch: list[Any]) -> s.Expr:
+        left, right = values_of(ch)
+        op = "IS NOT DISTINCT FROM" if "NOT" in tokens_of(ch) else "IS DISTINCT FROM"
+        return s.Binary(op, left, right, span=span_of(meta))
+
+    def cmp_op(self, meta: Meta, ch: list[Any]) -> str:
+        op = str(ch[0])
+        return "<>" if op == "!=" else op
+
+    def compare(self, meta: Meta, ch: list[Any]) -> s.Expr:
+        left, op, right = ch
+        return s.Binary(op, left, right, span=span_of(meta))
+
+    def like(self, meta: Meta, ch: list[Any]) -> s.Expr:
+        vals = values_of(ch)
+        escape = vals[2] if len(vals) > 2 else None
+        return s.Like(vals[0], vals[1], "NOT" in tokens_of(ch), escape, span=span_of(meta))
+
+    def in_list(self, meta: Meta, ch: list[Any]) -> s.Expr:
+        operand, items = values_of(ch)
+        return s.InList(operand, tuple(items), "NOT" in tokens_of(ch), span=span_of(meta))
+
+    def in_query(self, meta: Meta, ch: list[Any]) -> s.Expr:
+        operand, query = values_of(ch)
+        return s.InQuery(operand, query, "NOT" in tokens_of(ch), span=span_of(meta))
+
+    def between(self, meta: Meta, ch: list[Any]) -> s.Expr:
+        operand, low, high = values_of(ch)
+        return s.Between(operand, low, high, "NOT" in tokens_of(ch), span=span_of(meta))
+
+    def concat_op(self, meta: Meta, ch: list[Any]) -> s.Expr:
+        left, right = values_of(ch)
+        return s.Binary("||", left, right, span=span_of(meta))
+
+    def arith(self, meta: Meta, ch: list[Any]) -> s.Expr:
+        left, op, right = ch
+        text = "-" if op.type == "EDGE_DASH" else str(op)
+        return s.Binary(text, left, right, span=span_of(meta))
+
+    def neg(self, meta: Meta, ch: list[Any]) -> s.Expr:
+        operand = values_of(ch)[0]
+        if isinstance(operand, s.Literal) and operand.kind in ("int", "decimal"):
+            value = -operand.value if operand.kind == "int" else "-" + operand.value
+            return s.Literal(value, operand.kind, "-" + operand.text, span=span_of(meta))
+        return s.Unary("-", operand, span=span_of(meta))
+
+    def pos(self, meta: Meta, ch: list[Any]) -> s.Expr:
+        return values_of(ch)[0]
+
+    def field(self, meta: Meta, ch: list[Any]) -> s.Expr:
+        base, name = ch
+        return s.Field(base, str(name), span=span_of(meta))
+
+    def subscript(self, meta: Meta, ch: list[Any]) -> s.Expr:
+        base, index = ch
+        return s.Subscript(base, index, span=span_of(meta))
+
+    def qualified_star(self, meta: Meta, ch: list[Any]) -> s.Expr:
+        return s.Star(values_of(ch)[0], span=span_of(meta))
+
+    def column(self, meta: Meta, ch: list[Any]) -> s.Expr:
+        return s.Column(ch[0], span=span_of(meta))
+
+    def param(self, meta: Meta, ch: list[Any]) -> s.Expr:
+        tok = str(ch[0])
+        if tok == "?":
+            index = self._param_index
+            self._param_index += 1
+            return s.Parameter(None, index, span=span_of(meta))
+        return s.Parameter(tok[1:], -1, span=span_of(meta))
+
+    def scalar_subquery(self, meta: Meta, ch: list[Any]) -> s.Expr:
+        return s.ScalarSubquery(ch[0], span=span_of(meta))
+
+    def cast(self, meta: Meta, ch: list[Any]) -> s.Expr:
+        operand, type_name = values_of(ch)
+        return s.Cast(operand, type_name, span=span_of(meta))
+
+    def exists(self, meta: Meta, ch: list[Any]) -> s.Expr:
+        target = values_of(ch)[0]
+        if isinstance(target, s.ScalarSubquery):
+            return s.Exists(query=target.query, span=span_of(meta))
+        if isinstance(target, s.PathExpr):
+            return s.Exists(path=target.path, span=span_of(meta))
+        if isinstance(target, s.Column):
+            node = s.NodePattern(target.name, span=target.span)
+            return s.Exists(path=s.PathPattern((node,), span=target.span), span=span_of(meta))
+        # EXISTS over something else: keep it so the binder can report it.
+        return s.Exists(span=span_of(meta))
+
+    def _path_expr(self, meta: Meta, first: s.NodePattern, tail: list[Any] | None) -> s.PathExpr:
+        elements = (first, *(tail or ()))
+        path = s.PathPattern(tuple(elements), span=span_of(meta))
+        return s.PathExpr(path, span=span_of(meta))
+
+    def path_or_paren(self, meta: Meta, ch: list[Any]) -> s.Expr:
+        node = ch[0]
+        if len(ch) == 1:
+            # A parenthesised name: an ordinary column reference.
+            return s.Column(node.variable, span=node.span)
+        return self._path_expr(meta, node, ch[1])
+
+    def path_atom(self, meta: Meta, ch: list[Any]) -> s.Expr:
+        return self._path_expr(meta, ch[0], ch[1] if len(ch) > 1 else None)
+
+    def func_name(self, meta: Meta, ch: list[Any]) -> str:
+        return str(ch[0])
+
+    def expr_list(self, meta: Meta, ch: list[Any]) -> list[Any]:
+        return list(ch)
+
+    def call_noargs(self, meta: Meta, ch: list[Any]) -> s.Expr:
+        return s.FunctionCall(ch[0], (), span=span_of(meta))
+
+    def call_star(self, meta: Meta, ch: list[Any]) -> s.Expr:
+        return s.FunctionCall(values_of(ch)[0], (), star=True, span=span_of(meta))
+
+    def call_distinct(self, meta: Meta, ch: list[Any]) -> s.Expr:
+        name, args = values_of(ch)
+        return s.FunctionCall(name, tuple(args), distinct=True, span=span_of(meta))
+
+    def call(self, meta: Meta, ch: list[Any]) -> s.Expr:
+        name, args = ch
+        return s.FunctionCall(name, tuple(args), span=span_of(meta))
+
+    def call_path(self, meta: Meta, ch: list[Any]) -> s.Expr:
+        name, path, value = ch
+        if isinstance(path, s.Column):
+            node = s.NodePattern(path.name, span=path.span)
+            pattern = s.PathPattern((node,), span=path.span)
+        elif isinstance(path, s.PathExpr):
+            pattern = path.path
+        else:
+            pattern = s.PathPattern((), span=getattr(path, "span", s.NO_SPAN))
+        return s.PathFunction(name, pattern, value, span=span_of(meta))
+
+    def function_call(self, meta: Meta, ch: list[Any]) -> Any:
+        return ch[0]
+
+    def case_expr(self, meta: Meta, ch: list[Any]) -> s.Expr:
+        vals = values_of(ch)
+        operand = None
+        whens: list[tuple[s.Expr, s.Expr]] = []
+        default = None
+        for v in vals:
+            if isinstance(v, Tagged) and v.tag == "when":
+                whens.append(v.value)
+            elif not whens:
+                operand = v
+            else:
+                default = v
+        return s.Case(operand, tuple(whens), default, span=span_of(meta))
+
+    def case_when(self, meta: Meta, ch: list[Any]) -> Tagged:
+        cond, value = values_of(ch)
+        return tagged("when", (cond, value))
+
+    def type_name(self, meta: Meta, ch: list[Any]) -> s.TypeName:
+        name = str(ch[0]).upper()
+        params = tuple(int(str(t)) for t in ch[1:])
+        return s.TypeName(name, params, span=span_of(meta))
+
+    def type_generic(self, meta: Meta, ch: list[Any]) -> s.TypeName:
+        name = str(ch[0]).upper()
+        return s.TypeName(name, (), tuple(ch[1:]), span=span_of(meta))

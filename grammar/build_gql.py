@@ -1,0 +1,171 @@
+"""The tree builder's rules for graph queries: MATCH patterns, LET, RETURN, CALL."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from lark import Token, Transformer, v_args
+from lark.tree import Meta
+
+from . import syntax as s
+from .tree_helpers import Tagged, by_tag, span_of, tagged, values_of
+
+
+@v_args(meta=True)
+class GqlRules(Transformer):
+    """The tree builder's rules for graph queries: MATCH patterns, LET, RETURN, CALL."""
+
+    def gql_query(self, meta: Meta, ch: list[Any]) -> s.Query:
+        request = None
+        clauses: list[s.GraphClause] = []
+        for c in ch:
+            if isinstance(c, s.RequestTable):
+                request = c
+            elif isinstance(c, Tagged):
+                clauses.append(self._clause_from_tag(c))
+            else:
+                clauses.append(c)
+        return s.GraphQuery(tuple(clauses), request, span=span_of(meta))
+
+    @staticmethod
+    def _clause_from_tag(c: Tagged) -> s.GraphClause:
+        if c.tag == "order":
+            items = c.value
+            span = items[0].span.merge(items[-1].span) if items else s.NO_SPAN
+            return s.OrderByClause(tuple(items), span=span)
+        if c.tag == "limit":
+            limit, offset = c.value
+            return s.LimitClause(limit, offset, span=(limit or offset).span)
+        raise AssertionError(c.tag)
+
+    def gql_with(self, meta: Meta, ch: list[Any]) -> s.RequestTable:
+        name, query = values_of(ch)
+        return s.RequestTable(name, query, span=span_of(meta))
+
+    def match_clause(self, meta: Meta, ch: list[Any]) -> s.GraphClause:
+        vals = values_of(ch)
+        patterns = vals[0]
+        where = by_tag(vals[1:]).get("where")
+        return s.MatchClause(tuple(patterns), where, span=span_of(meta))
+
+    def pattern_list(self, meta: Meta, ch: list[Any]) -> list[Any]:
+        return list(ch)
+
+    def pattern_union(self, meta: Meta, ch: list[Any]) -> s.PatternUnion:
+        paths = [c for c in ch if isinstance(c, s.PathPattern)]
+        distinct = tuple(c.type == "PIPE_PLUS" for c in ch if isinstance(c, Token))
+        return s.PatternUnion(tuple(paths), distinct, span=span_of(meta))
+
+    def path_pattern(self, meta: Meta, ch: list[Any]) -> s.PathPattern:
+        variable = None
+        if isinstance(ch[0], str):
+            variable = ch[0]
+            ch = ch[1:]
+        elements = [ch[0], *(ch[1] if len(ch) > 1 else ())]
+        return s.PathPattern(tuple(elements), variable, span=span_of(meta))
+
+    def path_tail(self, meta: Meta, ch: list[Any]) -> list[Any]:
+        return list(ch)
+
+    def paren_ident(self, meta: Meta, ch: list[Any]) -> s.NodePattern:
+        return s.NodePattern(ch[0], span=span_of(meta))
+
+    def node_full(self, meta: Meta, ch: list[Any]) -> s.NodePattern:
+        variable = next((c for c in ch if isinstance(c, str)), None)
+        labels = next((c.value for c in ch if isinstance(c, Tagged) and c.tag == "labels"), ())
+        parts = by_tag(ch)
+        return s.NodePattern(
+            variable,
+            tuple(labels),
+            parts.get("where"),
+            tuple(parts.get("properties", ())),
+            span=span_of(meta),
+        )
+
+    def property_map(self, meta: Meta, ch: list[Any]) -> Tagged:
+        return tagged("properties", tuple(ch))
+
+    def property_entry(self, meta: Meta, ch: list[Any]) -> tuple[str, Any]:
+        name, value = ch
+        return (name, value)
+
+    def label_spec(self, meta: Meta, ch: list[Any]) -> Tagged:
+        return tagged("labels", tuple(values_of(ch)))
+
+    def edge_inner(self, meta: Meta, ch: list[Any]) -> Tagged:
+        variable = next((c for c in ch if isinstance(c, str)), None)
+        labels = next((c.value for c in ch if isinstance(c, Tagged) and c.tag == "labels"), ())
+        parts = by_tag(ch)
+        return tagged(
+            "edge",
+            (variable, tuple(labels), parts.get("where"), tuple(parts.get("properties", ()))),
+        )
+
+    def loop(self, meta: Meta, ch: list[Any]) -> Tagged:
+        low = int(str(ch[0]))
+        high = int(str(ch[1])) if len(ch) > 1 else None
+        return tagged("loop", (low, high))
+
+    def loop_exact(self, meta: Meta, ch: list[Any]) -> Tagged:
+        n = int(str(ch[0]))
+        return tagged("loop", (n, n))
+
+    def _edge(self, meta: Meta, ch: list[Any], direction: str) -> s.EdgePattern:
+        parts = by_tag(ch)
+        variable, labels, where, properties = parts.get("edge", (None, (), None, ()))
+        low, high = parts.get("loop", (1, 1))
+        return s.EdgePattern(
+            variable, direction, labels, where, low, high, properties, span=span_of(meta)
+        )
+
+    def edge_out(self, meta: Meta, ch: list[Any]) -> s.EdgePattern:
+        return self._edge(meta, ch, "OUT")
+
+    def edge_in(self, meta: Meta, ch: list[Any]) -> s.EdgePattern:
+        return self._edge(meta, ch, "IN")
+
+    def edge_both(self, meta: Meta, ch: list[Any]) -> s.EdgePattern:
+        return self._edge(meta, ch, "BOTH")
+
+    edge_out_short = edge_out
+    edge_in_short = edge_in
+    edge_both_short = edge_both
+
+    def let_clause(self, meta: Meta, ch: list[Any]) -> s.GraphClause:
+        assigns: list[s.LetAssign] = []
+        is_global = False
+        for c in ch:
+            if isinstance(c, Token):
+                if c.type == "GLOBAL":
+                    is_global = True
+                elif c.type == "LET":
+                    is_global = False
+                continue
+            assigns.append(s.LetAssign(c.variable, c.field, c.value, is_global, span=c.span))
+            is_global = False
+        return s.LetClause(tuple(assigns), span=span_of(meta))
+
+    def let_assign(self, meta: Meta, ch: list[Any]) -> s.LetAssign:
+        variable, field, value = ch
+        return s.LetAssign(variable, field, value, span=span_of(meta))
+
+    def return_clause(self, meta: Meta, ch: list[Any]) -> s.GraphClause:
+        parts = by_tag(ch)
+        items = next(c for c in ch if isinstance(c, list))
+        return s.ReturnClause(tuple(items), parts.get("quant") == "DISTINCT", span=span_of(meta))
+
+    def gql_group_by(self, meta: Meta, ch: list[Any]) -> s.GraphClause:
+        return s.GroupByClause(tuple(values_of(ch)[0]), span=span_of(meta))
+
+    def then_filter(self, meta: Meta, ch: list[Any]) -> s.GraphClause:
+        return s.FilterClause(values_of(ch)[0], span=span_of(meta))
+
+    def call_clause(self, meta: Meta, ch: list[Any]) -> s.GraphClause:
+        vals = values_of(ch)
+        name = vals[0]
+        args: list[Any] = []
+        rest = vals[1:]
+        if rest and isinstance(rest[0], list):
+            args = rest[0]
+            rest = rest[1:]
+        return s.CallClause(name, tuple(args), tuple(rest), span=span_of(meta))

@@ -1,0 +1,308 @@
+"""Binding MATCH patterns: paths, hops, variable-length edges, pattern unions."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from typing import Any
+
+from sqlglot import exp
+
+from geaflow_sql.core import types as T
+from geaflow_sql.core.config import MAX_OPEN_HOPS
+from geaflow_sql.core.errors import GeaflowError, UnsupportedError, ValidationError
+from grammar import syntax as s
+from planner.expressions import and_all, ref, typed
+from planner.graph_nodes import (
+    REVERSED,
+    Direction,
+    EdgeMatch,
+    VertexMatch,
+    direction_of,
+)
+from planner.logical import (
+    Aggregate,
+    Field,
+    Filter,
+    LogicalNode,
+    Project,
+    Union,
+)
+
+from .expressions import ExprBinder
+from .graph_base import GraphBinderBase
+from .paths import PathState, _hidden
+from .scope import Scope, ScopeField
+
+
+class PatternRules(GraphBinderBase):
+    """MATCH: each pattern extends or joins the paths so far."""
+
+    def bind_match(self, state: PathState, clause: s.MatchClause) -> PathState:
+        for union in clause.patterns:
+            state = self.bind_pattern_union(state, union)
+        if clause.where is not None:
+            state = self.filter(state, clause.where)
+        return state
+
+    def distinct_paths(self, state: PathState) -> PathState:
+        """GeaFlow's paths consist of their named elements: anonymous vertices
+        and edges are dropped, and paths then agreeing on every named element
+        are one path (so ``(a)-()-(b)`` yields each ``b`` once)."""
+        assert state.node is not None
+        if not any(f.hidden for f in state.fields):
+            return state
+        kept = [f for f in state.fields if not f.hidden]
+        fields = [ScopeField(f.name, f.type, i, f.relation, False) for i, f in enumerate(kept)]
+        node: LogicalNode = Project(
+            state.node,
+            tuple(ref(f.index, f.type) for f in kept),
+            tuple(Field(f.name, f.type) for f in kept),
+        )
+        node = Aggregate(node, tuple(range(len(kept))), (), node.schema)
+        return PathState(node, fields)
+
+    def bind_pattern_union(self, state: PathState, union: s.PatternUnion) -> PathState:
+        branches = [self.bind_path(state, p) for p in union.paths]
+        if len(branches) == 1:
+            return branches[0]
+        result = branches[0]
+        for k, branch in enumerate(branches[1:]):
+            # GeaFlow: ``|`` unites distinct paths, ``|+|`` keeps duplicates.
+            keep_all = union.distinct[k] if k < len(union.distinct) else False
+            result = self._union(state, result, branch, not keep_all)
+        return result
+
+    def _union(self, base: PathState, a: PathState, b: PathState, distinct: bool) -> PathState:
+        """Union two branches that extend ``base``; variables one lacks are null."""
+        names: list[ScopeField] = []
+        seen: set[str] = set()
+        for f in a.fields[base.width :] + b.fields[base.width :]:
+            key = f.name.lower()
+            if key not in seen:
+                seen.add(key)
+                names.append(f)
+        out_fields = list(base.fields)
+        for f in names:
+            out_fields.append(ScopeField(f.name, f.type, len(out_fields), f.relation, f.hidden))
+
+        def align(branch: PathState) -> LogicalNode:
+            exprs = [ref(f.index, f.type) for f in base.fields]
+            for f in names:
+                idx = branch.index_of(f.name) if f.relation is None else None
+                if idx is not None and idx >= base.width:
+                    exprs.append(ref(idx, f.type))
+                else:
+                    exprs.append(typed(exp.Null(), f.type))
+            assert branch.node is not None
+            return Project(
+                branch.node,
+                tuple(exprs),
+                tuple(Field(f.name, f.type) for f in out_fields),
+            )
+
+        node: LogicalNode = Union((align(a), align(b)), True)
+        if distinct:
+            width = len(out_fields)
+            node = Aggregate(node, tuple(range(width)), (), node.schema)
+        return PathState(node, out_fields)
+
+    def _label_check(self, labels: tuple[str, ...], vertex: bool, at: s.Node) -> tuple[str, ...]:
+        assert self.graph is not None
+        out = []
+        for lab in labels:
+            info = self.graph.vertex(lab) if vertex else self.graph.edge(lab)
+            if info is None:
+                kinds = self.graph.vertices if vertex else self.graph.edges
+                known = ", ".join(k.label for k in kinds)
+                raise self.error(
+                    ValidationError(
+                        f"graph {self.graph.name} has no {'vertex' if vertex else 'edge'} label "
+                        f"{lab!r} (it has: {known})"
+                    ),
+                    at,
+                )
+            out.append(info.label)
+        return tuple(out)
+
+    def bind_path(self, state: PathState, path: s.PathPattern) -> PathState:
+        elements = list(path.elements)
+        nodes = [e for e in elements if isinstance(e, s.NodePattern)]
+        # Start at a variable the paths already have, so the pattern extends them;
+        # a pattern bound at its end is walked backwards (edges reversed).
+        start = next(
+            (
+                k
+                for k, n in enumerate(elements)
+                if isinstance(n, s.NodePattern)
+                and n.variable
+                and state.index_of(n.variable) is not None
+            ),
+            None,
+        )
+        if start is None:
+            state = self._start(state, nodes[0])
+            state = self._walk(state, elements, 0, forward=True)
+        else:
+            state = self._apply_node_constraints(state, elements[start])  # type: ignore[arg-type]
+            state = self._walk(state, elements, start, forward=True)
+            state = self._walk(state, elements, start, forward=False)
+        return self.distinct_paths(state)
+
+    def _walk(self, state: PathState, elements: list[Any], start: int, forward: bool) -> PathState:
+        k = start
+        step = 2 if forward else -2
+        current_var = elements[start].variable
+        current_idx = state.index_of(current_var) if current_var else state.width - 1
+        while 0 <= k + step // 2 < len(elements) and 0 <= k + step < len(elements):
+            edge: s.EdgePattern = elements[k + step // 2]
+            node: s.NodePattern = elements[k + step]
+            direction = direction_of(edge.direction)
+            if not forward:
+                direction = REVERSED[direction]
+            assert current_idx is not None
+            state, current_idx = self._expand(state, current_idx, edge, direction, node)
+            k += step
+        return state
+
+    def _start(self, state: PathState, node: s.NodePattern) -> PathState:
+        assert self.graph is not None and self.vertex_type is not None
+        labels = self._label_check(node.labels, True, node)
+        variable = node.variable or _hidden("v")
+        hidden = node.variable is None
+        vm = VertexMatch(self.graph, variable, labels, self.vertex_type, None, state.node, hidden)
+        new_field = ScopeField(variable, self.vertex_type, state.width, None, hidden)
+        new_state = PathState(vm, list(state.fields) + [new_field])
+        new_state = self._apply_globals(new_state, state.width)
+        return self._element_conditions(new_state, node, variable)
+
+    def _element_conditions(self, state: PathState, element: Any, variable: str) -> PathState:
+        """A pattern element's ``{prop: value}`` map and WHERE, as filters."""
+        for name, value in element.properties:
+            eq = s.Binary(
+                "=",
+                s.Field(s.Column(variable, span=value.span), name, span=value.span),
+                value,
+                span=value.span,
+            )
+            state = self.filter(state, eq, local=variable)
+        if element.where is not None:
+            state = self.filter(state, element.where, local=variable)
+        return state
+
+    def _apply_node_constraints(self, state: PathState, node: s.NodePattern) -> PathState:
+        """Labels and WHERE of a node pattern naming an already bound variable."""
+        idx = state.index_of(node.variable or "")
+        assert idx is not None
+        if node.labels:
+            labels = self._label_check(node.labels, True, node)
+            state = self._label_filter(state, idx, labels)
+        return self._element_conditions(state, node, node.variable or "")
+
+    def _label_filter(self, state: PathState, idx: int, labels: tuple[str, ...]) -> PathState:
+        t = state.fields[idx].type
+        label = typed(
+            exp.Dot(this=ref(idx, t), expression=exp.Identifier(this=T.LABEL_FIELD, quoted=True)),
+            T.VARCHAR,
+        )
+        cond = typed(
+            exp.In(this=label, expressions=[exp.Literal.string(x) for x in labels]), T.BOOLEAN
+        )
+        assert state.node is not None
+        return state.with_node(Filter(state.node, cond))
+
+    def _expand(
+        self,
+        state: PathState,
+        source_idx: int,
+        edge: s.EdgePattern,
+        direction: Direction,
+        node: s.NodePattern,
+    ) -> tuple[PathState, int]:
+        assert self.graph is not None and state.node is not None
+        edge_labels = self._label_check(edge.labels, False, edge)
+        target_labels = self._label_check(node.labels, True, node)
+        if edge.variable and state.index_of(edge.variable) is not None:
+            raise self.error(
+                UnsupportedError(f"edge variable {edge.variable!r} is already bound in this query"),
+                edge,
+            )
+        edge_var = edge.variable or _hidden("e")
+        target_bound = state.index_of(node.variable) if node.variable else None
+        target_var = node.variable or _hidden("v")
+        max_hops = edge.max_hops
+        if max_hops is None:
+            max_hops = max(edge.min_hops, self.ctx.config.get_int(MAX_OPEN_HOPS))
+        if max_hops < edge.min_hops:
+            raise self.error(
+                ValidationError(f"hop range {{{edge.min_hops},{max_hops}}} is empty"), edge
+            )
+        em = EdgeMatch(
+            state.node,
+            self.graph,
+            source_idx,
+            edge_var,
+            edge_labels,
+            direction,
+            self.edge_type,
+            target_var,
+            target_labels,
+            self.vertex_type,
+            None,
+            None,
+            target_bound,
+            edge.min_hops,
+            max_hops,
+            edge.variable is None,
+            node.variable is None,
+        )
+        fields = list(state.fields)
+        edge_idx = len(fields)
+        fields.append(ScopeField(edge_var, self.edge_type, edge_idx, None, edge.variable is None))
+        if target_bound is None:
+            target_idx = len(fields)
+            fields.append(
+                ScopeField(target_var, self.vertex_type, target_idx, None, node.variable is None)
+            )
+        else:
+            target_idx = target_bound
+        new_state = PathState(em, fields)
+        if target_bound is None:
+            new_state = self._apply_globals(new_state, target_idx)
+        if em.is_loop:
+            # On a variable-length edge the conditions hold for every edge of the run.
+            edge_cond = self._loop_edge_condition(edge, edge_var)
+            if edge_cond is not None:
+                em = replace(em, edge_filter=edge_cond)
+                new_state = PathState(em, fields)
+        else:
+            new_state = self._element_conditions(new_state, edge, edge_var)
+        if target_bound is not None and target_labels:
+            new_state = self._label_filter(new_state, target_bound, target_labels)
+        new_state = self._element_conditions(new_state, node, target_var)
+        return new_state, target_idx
+
+    def _loop_edge_condition(self, edge: s.EdgePattern, edge_var: str) -> exp.Expression | None:
+        """WHERE and {prop: value} of a variable-length edge, over the edge alone."""
+        assert self.edge_type is not None
+        scope = Scope([ScopeField(edge_var, self.edge_type, 0, None, False)])
+        binder = ExprBinder(self.ctx, scope, local_relation=edge_var)
+        parts = []
+        for name, value in edge.properties:
+            eq = s.Binary(
+                "=",
+                s.Field(s.Column(edge_var, span=value.span), name, span=value.span),
+                value,
+                span=value.span,
+            )
+            parts.append(binder.bind_condition(eq))
+        if edge.where is not None:
+            try:
+                parts.append(binder.bind_condition(edge.where))
+            except GeaflowError as err:
+                raise self.error(
+                    ValidationError(
+                        f"the condition of a variable-length edge may only read the edge: {err.message}"
+                    ),
+                    edge.where,
+                ) from None
+        return and_all(parts)
