@@ -13,26 +13,30 @@ Errors print with their line, column and a caret, never as a traceback.
 
 from __future__ import annotations
 
-import contextlib
 import os
 import queue
-import shlex
 import shutil
-import signal
-import subprocess
 import sys
 import threading
 import time
 import traceback
-from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, TextIO
 
 from .core.errors import CancelledError, ConfigError, ExecutionError, GeaflowError
+from .terminal import (
+    Progress,
+    help_text,
+    history,
+    is_tty,
+    key_bindings,
+    page,
+    sigint_sets,
+    style,
+    switch,
+)
 
-HISTORY_ENV = "GEAFLOW_SQL_HISTORY"
-DEFAULT_HISTORY = "~/.geaflow_sql_history"
 PROMPT = "geaflow> "
 INPUT_SOURCE = "<input>"
 
@@ -92,6 +96,11 @@ class Shell:
             thread.join(0.2)
 
     # -------------------------------------------------------------- the loop
+    def _spark_now(self) -> tuple[str, Any]:
+        """How Spark is doing, and the SparkSession once it is ready (for the progress line)."""
+        state = self._spark_state
+        return state, self.session.spark if state == "ready" else None
+
     def run(self) -> int:
         """Read, run and print until Ctrl-D or ``\\q``; returns the exit status."""
         from prompt_toolkit import PromptSession
@@ -103,16 +112,16 @@ class Shell:
 
         self.start_spark()
         prompt: PromptSession[str] = PromptSession(
-            history=_history(),
+            history=history(),
             lexer=PygmentsLexer(GeaflowLexer),
             completer=self._completer(),
             complete_while_typing=False,
             auto_suggest=AutoSuggestFromHistory(),
             multiline=True,
-            key_bindings=_key_bindings(),
+            key_bindings=key_bindings(),
             prompt_continuation=self._continuation,
             bottom_toolbar=self._toolbar,
-            style=_style(),
+            style=style(),
             refresh_interval=0.5,
             include_default_pygments_style=False,
         )
@@ -161,12 +170,12 @@ class Shell:
         if name == "\\q":
             return False
         if name == "\\help":
-            self._say(_help_text(COMMANDS))
+            self._say(help_text(COMMANDS))
         elif name == "\\timing":
-            self.settings.timing = _switch(arg, self.settings.timing)
+            self.settings.timing = switch(arg, self.settings.timing)
             self._say(f"timing is {'on' if self.settings.timing else 'off'}")
         elif name == "\\pager":
-            self.settings.pager = _switch(arg, self.settings.pager)
+            self.settings.pager = switch(arg, self.settings.pager)
             self._say(f"pager is {'on' if self.settings.pager else 'off'}")
         elif name == "\\output":
             if arg in ("table", "csv", "json"):
@@ -276,10 +285,10 @@ class Shell:
         source: str,
     ) -> None:
         """The UI thread while a statement runs: print results, draw progress, cancel on Ctrl-C."""
-        progress = _Progress(self, started)
+        progress = Progress(self.out, self._spark_now, started)
         last_cancel = 0.0
         interrupted = threading.Event()
-        with _sigint_sets(interrupted):
+        with sigint_sets(interrupted):
             while True:
                 try:
                     if interrupted.is_set():
@@ -354,7 +363,7 @@ class Shell:
         """Print, through a pager when the text is taller than the terminal."""
         size = shutil.get_terminal_size()
         tall = text.count("\n") + 1 > size.lines - 2
-        if self.settings.pager and tall and _is_tty(self.out) and _page(text):
+        if self.settings.pager and tall and is_tty(self.out) and page(text):
             return
         self._say(text)
 
@@ -362,7 +371,7 @@ class Shell:
         print(text, file=self.out, flush=True)
 
     def _styled(self, text: str, style: str) -> None:
-        if _is_tty(self.out) and not os.environ.get("NO_COLOR"):
+        if is_tty(self.out) and not os.environ.get("NO_COLOR"):
             from prompt_toolkit import print_formatted_text
             from prompt_toolkit.formatted_text import FormattedText
 
@@ -465,232 +474,6 @@ def format_error(err: GeaflowError, text: str, source: str) -> str:
     head = f"{err.kind} at line {err.line}, column {err.column}: {err.message}"
     line = err.source_line()
     return head if line is None else f"{head}\n    {line}\n    {err.caret()}"
-
-
-class _Progress:
-    """One status line while a statement runs: a bar of Spark tasks done, and the time."""
-
-    def __init__(self, shell: Shell, started: float) -> None:
-        self.shell = shell
-        self.started = started
-        self.shown = False
-        self.enabled = _is_tty(shell.out)
-        encoding = (getattr(shell.out, "encoding", None) or "").lower()
-        self.fill, self.empty = ("█", "░") if "utf" in encoding else ("#", "-")
-
-    def draw(self) -> None:
-        elapsed = time.monotonic() - self.started
-        if not self.enabled or elapsed < 0.5:
-            return
-        from runtime.spark_adapter import job_progress
-
-        spark = self.shell.session._spark if self.shell._spark_state == "ready" else None
-        progress = job_progress(spark) if spark is not None else None
-        width = max(20, shutil.get_terminal_size().columns - 1)
-        if self.shell._spark_state == "starting":
-            status = f"starting Spark… {elapsed:.1f} s"
-        elif progress and progress[1] > 0:
-            done, total = progress
-            bar_width = 30
-            filled = bar_width * done // total
-            status = f"[{self.fill * filled}{self.empty * (bar_width - filled)}] {done}/{total} tasks  {elapsed:.1f} s"
-        else:
-            status = f"running… {elapsed:.1f} s"
-        status = (status + "  (Ctrl-C cancels)")[:width]
-        self.shell.out.write("\r\x1b[2K" + status)
-        self.shell.out.flush()
-        self.shown = True
-
-    def clear(self) -> None:
-        if self.shown:
-            self.shell.out.write("\r\x1b[2K")
-            self.shell.out.flush()
-            self.shown = False
-
-
-# --------------------------------------------------------------------------
-# Helpers
-# --------------------------------------------------------------------------
-
-
-def _is_tty(stream: Any) -> bool:
-    try:
-        return bool(stream.isatty())
-    except (AttributeError, ValueError):
-        return False
-
-
-def _switch(arg: str, current: bool) -> bool:
-    """``on``/``off`` sets; no argument toggles."""
-    if arg.lower() in ("on", "true", "1"):
-        return True
-    if arg.lower() in ("off", "false", "0"):
-        return False
-    return not current
-
-
-def _history() -> Any:
-    from prompt_toolkit.history import FileHistory, InMemoryHistory
-
-    path = Path(os.path.expanduser(os.environ.get(HISTORY_ENV) or DEFAULT_HISTORY))
-    try:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.touch(exist_ok=True)
-        return FileHistory(str(path))
-    except OSError:
-        return InMemoryHistory()  # a read-only home: keep history for this session only
-
-
-def _key_bindings() -> Any:
-    """Enter runs a complete statement and starts a new line otherwise."""
-    from prompt_toolkit.filters import has_completions
-    from prompt_toolkit.key_binding import KeyBindings
-
-    from .shell_syntax import is_complete
-
-    kb = KeyBindings()
-
-    @kb.add("enter", filter=~has_completions)
-    def _enter(event: Any) -> None:
-        buf = event.current_buffer
-        if is_complete(buf.text):
-            buf.validate_and_handle()
-        else:
-            buf.insert_text("\n")
-
-    @kb.add("enter", filter=has_completions)
-    def _enter_completion(event: Any) -> None:
-        buf = event.current_buffer
-        state = buf.complete_state
-        if state is not None and state.current_completion is not None:
-            buf.apply_completion(state.current_completion)
-        else:
-            buf.cancel_completion()
-
-    return kb
-
-
-def _style() -> Any:
-    from prompt_toolkit.styles import Style
-
-    return Style.from_dict(
-        {
-            "prompt": "ansigreen bold",
-            "continuation": "ansibrightblack",
-            "bottom-toolbar": "noreverse bg:ansibrightblack fg:ansiwhite",
-            "pygments.keyword": "ansiblue bold",
-            "pygments.keyword.type": "ansicyan",
-            "pygments.keyword.pseudo": "ansimagenta bold",
-            "pygments.literal.string": "ansigreen",
-            "pygments.literal.number": "ansicyan",
-            "pygments.comment": "ansibrightblack italic",
-            "pygments.name.function": "ansimagenta",
-            "pygments.name.label": "ansiyellow",
-            "pygments.name.variable": "ansiyellow bold",
-            "pygments.name.quoted": "ansibrightgreen",
-            "pygments.operator": "ansibrightblue",
-        }
-    )
-
-
-def _help_text(commands: dict[str, tuple[str, str]]) -> str:
-    lines = [
-        "Statements end with ';' and may span lines.  Besides SQL and GQL queries:",
-        "  SHOW TABLES | SHOW GRAPHS | SHOW FUNCTIONS",
-        "  DESCRIBE name            columns of a table or view, labels and fields of a graph",
-        "  EXPLAIN statement        every plan level of a statement",
-        "  SET key = value          job configuration (SET alone lists it)",
-        "  USE GRAPH name           the graph MATCH reads",
-        "",
-        "Commands:",
-    ]
-    for cmd, (arg, text) in commands.items():
-        lines.append(f"  {(cmd + ' ' + arg).strip():<24} {text}")
-    lines += [
-        "",
-        "Keys: Tab completes names from the catalog, Up/Down walk the history,",
-        "Ctrl-C cancels the running statement (or clears the input), Ctrl-D quits.",
-    ]
-    return "\n".join(lines)
-
-
-def _page(text: str) -> bool:
-    """Show ``text`` in $GEAFLOW_SQL_PAGER, $PAGER or ``less``; False if there is none."""
-    command = os.environ.get("GEAFLOW_SQL_PAGER") or os.environ.get("PAGER") or "less -FRSX"
-    try:
-        argv = shlex.split(command)
-    except ValueError:
-        return False
-    if not argv or shutil.which(argv[0]) is None:
-        return False
-    env = dict(os.environ)
-    env.setdefault("LESS", "FRSX")
-    with _ignoring_sigint():  # the pager handles Ctrl-C itself
-        try:
-            proc = subprocess.Popen(argv, stdin=subprocess.PIPE, env=env)
-            assert proc.stdin is not None
-            with contextlib.suppress(BrokenPipeError):
-                proc.stdin.write((text + "\n").encode("utf-8", "replace"))
-                proc.stdin.close()
-            proc.wait()
-        except OSError:
-            return False
-    return True
-
-
-@contextlib.contextmanager
-def _sigint_sets(flag: threading.Event) -> Iterator[None]:
-    """While a statement runs, Ctrl-C sets ``flag`` instead of raising KeyboardInterrupt.
-
-    A KeyboardInterrupt raised in the middle of a py4j call (the progress bar asks
-    Spark for task counts ten times a second) breaks that call's connection and makes
-    py4j log a traceback to the terminal; a flag read by the UI loop interrupts nothing.
-    """
-    with _on_sigint(lambda _signum, _frame: flag.set()), _no_control_echo():
-        yield
-
-
-@contextlib.contextmanager
-def _no_control_echo() -> Iterator[None]:
-    """Keep the terminal from echoing ``^C`` into the middle of the shell's own output."""
-    try:
-        import termios
-    except ImportError:  # not a POSIX terminal
-        yield
-        return
-    try:
-        fd = sys.stdin.fileno()
-        saved = termios.tcgetattr(fd)
-        quiet = list(saved)
-        quiet[3] = saved[3] & ~termios.ECHOCTL
-        termios.tcsetattr(fd, termios.TCSANOW, quiet)
-    except (OSError, ValueError, termios.error):  # stdin is not a terminal
-        yield
-        return
-    try:
-        yield
-    finally:
-        with contextlib.suppress(termios.error):
-            termios.tcsetattr(fd, termios.TCSANOW, saved)
-
-
-@contextlib.contextmanager
-def _ignoring_sigint() -> Iterator[None]:
-    with _on_sigint(signal.SIG_IGN):
-        yield
-
-
-@contextlib.contextmanager
-def _on_sigint(handler: Any) -> Iterator[None]:
-    """SIGINT goes to ``handler`` for a while (only the main thread may set handlers)."""
-    if threading.current_thread() is not threading.main_thread():
-        yield
-        return
-    previous = signal.signal(signal.SIGINT, handler)
-    try:
-        yield
-    finally:
-        signal.signal(signal.SIGINT, previous)
 
 
 def _run_piped(master: str | None, conf: dict[str, Any], output: str) -> int:

@@ -9,6 +9,10 @@ A node checks its invariants when it is built (references within its input's
 width, boolean conditions, union inputs of one width, ...) and computes its
 schema once; a node that breaks one is a bug of the binder or of a rule, and
 ``InvalidPlan`` names it.
+
+(Over 500 lines on purpose: the catalogue of relational plan nodes, each a
+short class; kept together so every node the rules and operators match on is
+in one place.  Graph nodes are in ``graph_nodes``.)
 """
 
 from __future__ import annotations

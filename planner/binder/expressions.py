@@ -5,6 +5,10 @@ column when ``t`` is a relation in scope and a field access when ``t`` is a
 struct (vertex/edge) value.  Types follow Calcite's rules as GeaFlow uses
 them, including Java's integer division.  Aggregates, subqueries and graph
 constructs are handed to hooks the query binders install.
+
+(Over 500 lines on purpose: one ``_bind_<Node>`` method per kind of
+expression, all in one class, so the dispatch on syntax nodes is one table a
+reader can scan; subqueries and graph syntax already live in their hooks.)
 """
 
 from __future__ import annotations

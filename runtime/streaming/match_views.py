@@ -1,0 +1,242 @@
+"""The two versions of a graph an incremental MATCH window compares, what
+was written between them, and the frames and walks its terms are built from."""
+
+from __future__ import annotations
+
+import weakref
+from typing import Any
+
+from geaflow_sql.core import types as T
+from planner.graph_nodes import EdgeMatch
+from runtime.env import Env
+from runtime.evaluator import evaluate
+from runtime.spark_adapter import known_empty
+from runtime.stores.memory import empty_frame
+
+from .match_shape import MatchShape, target_field
+
+# Per graph store: label -> version -> vertices (see Views._kept_vertices).
+KEPT_VERTICES: weakref.WeakKeyDictionary[Any, dict[str, dict[int, Any]]] = (
+    weakref.WeakKeyDictionary()
+)
+
+
+class Views:
+    """The previous and current version of a graph, what was written between
+    them, and environments that read chosen frames of it."""
+
+    def __init__(self, env: Env, graph: Any, old: int, new: int) -> None:
+        self.env = env
+        self.graph = graph
+        self.old = old
+        self.new = new
+        self.id_type = T.spark_sql_type(graph.vertex_type().field_type(T.VERTEX_ID_FIELD))
+        self.store = env.ctx.stores.store(env.ctx, graph)
+        self.known = True
+        self.written_vertices: dict[str, Any] = {}  # label -> rows written since
+        self.written_edges: dict[str, Any] = {}
+        self._frames: dict[tuple[int, str, bool], Any] = {}
+        for infos, is_vertex, out in (
+            (graph.vertices, True, self.written_vertices),
+            (graph.edges, False, self.written_edges),
+        ):
+            for info in infos:
+                parts = self.store.parts_since(env, info.label, is_vertex, old)
+                if parts is None:
+                    self.known = False
+                    return
+                # Windows past the end of a source still write (empty) parts.
+                parts = [part for part in parts if not known_empty(part)]
+                if parts:
+                    out[info.label] = union(parts)
+
+    def frame(self, version: int, label: str, is_vertex: bool) -> Any:
+        """A label's rows in one version (built once)."""
+        key = (version, label, is_vertex)
+        if key not in self._frames:
+            at = self.env.with_reads(self.env.reads.at_version(self.graph, version))
+            df = self.store.frame(at, label, is_vertex)
+            if is_vertex:
+                df = self._kept_vertices(version, label, df)
+            self._frames[key] = df
+        return self._frames[key]
+
+    def _kept_vertices(self, version: int, label: str, df: Any) -> Any:
+        """A version's vertices, checkpointed the first time a job reads them.
+
+        A store keeps one row per id by ranking every write of a label (a
+        shuffle), and each term reads the vertices again; the current
+        version's vertices are the previous ones of the next window, so the
+        last two versions of each label are kept, beside the store."""
+        versions = KEPT_VERTICES.setdefault(self.store, {}).setdefault(label, {})
+        if version not in versions:
+            versions[version] = df.localCheckpoint(eager=False)
+            for stale in sorted(versions)[:-2]:
+                del versions[stale]
+        return versions[version]
+
+    def written_ids(self, label: str) -> Any:
+        info = self.graph.vertex(label)
+        return self.written_vertices[label].select(
+            F().col(f"`{info.id_field}`").cast(self.id_type).alias("id")
+        )
+
+    def pairs(self, info: Any, rows: Any) -> Any:
+        """Edge rows as (src, dst) ids."""
+        f = F()
+        return rows.select(
+            f.col(f"`{info.src_field}`").cast(self.id_type).alias("src"),
+            f.col(f"`{info.dst_field}`").cast(self.id_type).alias("dst"),
+        )
+
+    def current_pairs(self, labels: tuple[str, ...]) -> Any:
+        infos = [self.graph.edge(lab) for lab in labels] if labels else list(self.graph.edges)
+        return union([self.pairs(i, self.frame(self.new, i.label, False)) for i in infos])
+
+    def context(self, chosen: dict[tuple[str, bool], Any], version: int | None = None) -> Env:
+        """An environment reading ``chosen`` frames of the graph, its other
+        labels at ``version`` (the current one by default)."""
+        version = self.new if version is None else version
+        labels = [(v.label, True) for v in self.graph.vertices]
+        labels += [(e.label, False) for e in self.graph.edges]
+        served = {
+            key: chosen[key] if key in chosen else self.frame(version, *key) for key in labels
+        }
+        return self.env.with_reads(self.env.reads.serving(self.graph, served))
+
+
+def F() -> Any:  # noqa: N802 - pyspark's functions module, imported on use
+    from pyspark.sql import functions
+
+    return functions
+
+
+def union(frames: list[Any]) -> Any:
+    out = frames[0]
+    for f in frames[1:]:
+        out = out.unionByName(f)
+    return out
+
+
+def oriented(pairs: Any, direction: str) -> Any:
+    """Pairs as a hop walks them: ``src`` is where it leaves from."""
+    f = F()
+    flipped = pairs.select(f.col("dst").alias("src"), f.col("src").alias("dst"))
+    if direction == "OUT":
+        return pairs
+    if direction == "IN":
+        return flipped
+    return pairs.unionByName(flipped)
+
+
+def step_back(ids: Any, pairs: Any) -> Any:
+    """The ``src`` of the pairs arriving at ``ids``."""
+    f = F()
+    to = f.broadcast(ids.select(f.col("id").alias("__to")))
+    # No distinct: the ids only ever feed semi-joins, where repeats are harmless
+    # and a shuffle to remove them is not.
+    return pairs.join(to, f.col("dst") == f.col("__to"), "left_semi").select(
+        f.col("src").alias("id")
+    )
+
+
+def walk_back(views: Views, shape: MatchShape, field: int, ids: Any) -> dict[int, Any]:
+    """Ids a path through vertex ``ids`` at ``field`` can have at each field
+    from there back to the first vertex (over current edges, filters not
+    applied, so possibly more than needed, never fewer)."""
+    out = {field: ids}
+    while field != 0:
+        hop = shape.producer(field)
+        assert hop is not None, field
+        pairs = oriented(views.current_pairs(hop.edge_labels), hop.direction)
+        ids = step_back(ids, pairs)
+        field = hop.source
+        out[field] = ids
+    return out
+
+
+def restricted(
+    views: Views, version: int, labels: tuple[str, ...], ids: Any
+) -> dict[tuple[str, bool], Any]:
+    """Vertex frames of some labels (all if empty) keeping the given ids."""
+    f = F()
+    keep = f.broadcast(ids.select(f.col("id").alias("__keep")))
+    out = {}
+    for info in (
+        [views.graph.vertex(lab) for lab in labels] if labels else list(views.graph.vertices)
+    ):
+        df = views.frame(version, info.label, True)
+        cond = df[f"`{info.id_field}`"].cast(views.id_type) == f.col("__keep")
+        out[(info.label, True)] = df.join(keep, cond, "left_semi")
+    return out
+
+
+def restricted_edges(
+    views: Views, version: int, hop: EdgeMatch, pairs: Any
+) -> dict[tuple[str, bool], Any]:
+    """Edge frames of a hop's labels (all if none) keeping the edges that join
+    a (``__from``, ``__to``) pair of ``pairs`` the way the hop walks them."""
+    f = F()
+    if hop.direction == "IN":
+        pairs = pairs.select(f.col("__to").alias("__from"), f.col("__from").alias("__to"))
+    elif hop.direction == "BOTH":
+        # Either way round; distinct so no edge is kept twice.
+        flipped = pairs.select(f.col("__to").alias("__from"), f.col("__from").alias("__to"))
+        pairs = pairs.unionByName(flipped)
+    pairs = pairs.distinct()
+    out = {}
+    infos = (
+        [views.graph.edge(lab) for lab in hop.edge_labels]
+        if hop.edge_labels
+        else list(views.graph.edges)
+    )
+    for info in infos:
+        df = views.frame(version, info.label, False)
+        cond = (df[f"`{info.src_field}`"].cast(views.id_type) == f.col("__from")) & (
+            df[f"`{info.dst_field}`"].cast(views.id_type) == f.col("__to")
+        )
+        out[(info.label, False)] = df.join(pairs, cond, "left_semi")
+    return out
+
+
+# ------------------------------------------------------------ running paths
+def chain(
+    views: Views,
+    shape: MatchShape,
+    version: int,
+    vertices: dict[int, dict[tuple[str, bool], Any]],
+    edges: dict[int, dict[tuple[str, bool], Any]],
+) -> Any:
+    """The pattern's paths on ``version``, where the vertex read at field f
+    uses the frames ``vertices[f]`` and hop i the edge frames ``edges[i]``."""
+    df = evaluate(views.context(vertices.get(0, {}), version), shape.root)
+    hop_index = {id(h): i for i, h in enumerate(shape.hops)}
+    for node in shape.chain[1:]:
+        chosen = {}
+        if isinstance(node, EdgeMatch):
+            chosen.update(edges.get(hop_index[id(node)], {}))
+            field = target_field(node)
+            if field is not None:
+                chosen.update(vertices.get(field, {}))
+        if isinstance(node, EdgeMatch):
+            # Paths from a few written elements are few: send them to the
+            # edges rather than shuffle every edge to meet them.
+            df = F().broadcast(df)
+        df = evaluate(views.context(chosen, version), node, {id(node.inputs[0]): df})
+    return df
+
+
+def empty_rows(views: Views, info: Any) -> Any:
+    return empty_frame(views.env.spark, info)
+
+
+def path_to(
+    views: Views, shape: MatchShape, field: int, ids: Any, version: int | None = None
+) -> dict[int, dict[tuple[str, bool], Any]]:
+    """Vertex frames that keep, at every field up to ``field``, only the
+    vertices a path reaching ``ids`` there can hold."""
+    labels = dict(shape.vertex_reads())
+    return {
+        f: restricted(views, views.new if version is None else version, labels[f], ids_at)
+        for f, ids_at in walk_back(views, shape, field, ids).items()
+    }
