@@ -14,6 +14,7 @@ import logging
 import os
 import tempfile
 from pathlib import Path
+from typing import Any
 
 from lark import Lark
 
@@ -48,20 +49,13 @@ def parser() -> Lark:
     # Lark logs shift/reduce resolutions at DEBUG; keep them out of user output.
     logging.getLogger("lark").setLevel(logging.WARNING)
     text = grammar_text()
+    options: dict[str, Any] = {
+        "parser": "lalr",
+        "lexer": "contextual",
+        "propagate_positions": True,
+        "maybe_placeholders": False,
+    }
     try:
-        return Lark(
-            text,
-            parser="lalr",
-            lexer="contextual",
-            propagate_positions=True,
-            maybe_placeholders=False,
-            cache=_cache_path(),
-        )
-    except OSError:
-        return Lark(
-            text,
-            parser="lalr",
-            lexer="contextual",
-            propagate_positions=True,
-            maybe_placeholders=False,
-        )
+        return Lark(text, cache=_cache_path(), **options)
+    except OSError:  # no writable cache: build the tables in memory
+        return Lark(text, **options)

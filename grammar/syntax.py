@@ -465,9 +465,6 @@ class CreateTable(Statement):
     if_not_exists: bool = False
     temporary: bool = False
 
-    def option_map(self) -> dict[str, Any]:
-        return dict(self.options)
-
 
 @dataclass(frozen=True, slots=True)
 class CreateView(Statement):
@@ -512,9 +509,6 @@ class CreateGraph(Statement):
     options: tuple[tuple[str, Any], ...] = ()
     if_not_exists: bool = False
     temporary: bool = False
-
-    def option_map(self) -> dict[str, Any]:
-        return dict(self.options)
 
 
 @dataclass(frozen=True, slots=True)

@@ -22,7 +22,16 @@ from geaflow_sql.core.catalog import GraphInfo
 
 from .algorithms import AlgorithmSignature
 from .expressions import render
-from .logical import Field, InvalidPlan, LogicalNode, Schema, check_condition, check_refs, names_of
+from .logical import (
+    Field,
+    InvalidPlan,
+    LogicalNode,
+    Schema,
+    SingleInput,
+    check_condition,
+    check_refs,
+    names_of,
+)
 
 # How an edge pattern walks: along its direction, against it, or either way.
 Direction = Literal["OUT", "IN", "BOTH"]
@@ -89,7 +98,7 @@ class VertexMatch(LogicalNode):
 
 
 @dataclass(frozen=True, slots=True)
-class EdgeMatch(LogicalNode):
+class EdgeMatch(SingleInput):
     """Extend each path from the vertex in field ``source`` over one edge (or a
     run of ``min_hops``..``max_hops`` edges) to a target vertex.
 
@@ -101,7 +110,6 @@ class EdgeMatch(LogicalNode):
     hop range the edge column holds the last edge of the run (null for zero
     hops)."""
 
-    input: LogicalNode
     graph: GraphInfo
     source: int
     edge_variable: str
@@ -138,10 +146,6 @@ class EdgeMatch(LogicalNode):
         check_refs(self, (self.edge_filter, self.target_filter), 1)
         check_condition(self, self.edge_filter)
         check_condition(self, self.target_filter)
-
-    @classmethod
-    def _input_fields(cls) -> tuple[str, ...]:
-        return ("input",)
 
     @property
     def is_loop(self) -> bool:

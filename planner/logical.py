@@ -121,6 +121,20 @@ class LogicalNode:
         return out
 
 
+@dataclass(frozen=True, slots=True)
+class SingleInput(LogicalNode):
+    """A node over one input; its fields are its input's unless it says otherwise."""
+
+    input: LogicalNode
+
+    @classmethod
+    def _input_fields(cls) -> tuple[str, ...]:
+        return ("input",)
+
+    def _compute_schema(self) -> Schema:
+        return self.input.schema
+
+
 # ---------------------------------------------------------------------------
 # Relational nodes
 # ---------------------------------------------------------------------------
@@ -180,8 +194,7 @@ class Values(LogicalNode):
 
 
 @dataclass(frozen=True, slots=True)
-class Project(LogicalNode):
-    input: LogicalNode
+class Project(SingleInput):
     exprs: tuple[exp.Expression, ...]
     fields_: Schema
 
@@ -189,10 +202,6 @@ class Project(LogicalNode):
         if len(self.exprs) != len(self.fields_):
             raise InvalidPlan(f"Project of {len(self.exprs)} values names {len(self.fields_)}")
         check_refs(self, self.exprs, len(self.input.schema))
-
-    @classmethod
-    def _input_fields(cls) -> tuple[str, ...]:
-        return ("input",)
 
     def _compute_schema(self) -> Schema:
         return self.fields_
@@ -214,20 +223,12 @@ class Project(LogicalNode):
 
 
 @dataclass(frozen=True, slots=True)
-class Filter(LogicalNode):
-    input: LogicalNode
+class Filter(SingleInput):
     condition: exp.Expression
 
     def _check(self) -> None:
         check_refs(self, (self.condition,), len(self.input.schema))
         check_condition(self, self.condition)
-
-    @classmethod
-    def _input_fields(cls) -> tuple[str, ...]:
-        return ("input",)
-
-    def _compute_schema(self) -> Schema:
-        return self.input.schema
 
     def explain_attrs(self) -> str:
         return render(self.condition, names_of(self.input.schema))
@@ -253,12 +254,11 @@ class AggCall:
 
 
 @dataclass(frozen=True, slots=True)
-class Aggregate(LogicalNode):
+class Aggregate(SingleInput):
     """GROUP BY ``group`` (input field indexes) computing ``calls``.
 
     Output: the group fields, then one field per call."""
 
-    input: LogicalNode
     group: tuple[int, ...]
     calls: tuple[AggCall, ...]
     fields_: Schema
@@ -273,10 +273,6 @@ class Aggregate(LogicalNode):
             raise InvalidPlan(f"Aggregate reads a field past the {width} of its input")
         if len(self.fields_) != len(self.group) + len(self.calls):
             raise InvalidPlan("Aggregate outputs its group fields, then one field per call")
-
-    @classmethod
-    def _input_fields(cls) -> tuple[str, ...]:
-        return ("input",)
 
     def _compute_schema(self) -> Schema:
         return self.fields_
@@ -296,10 +292,9 @@ class SortKey:
 
 
 @dataclass(frozen=True, slots=True)
-class Sort(LogicalNode):
+class Sort(SingleInput):
     """ORDER BY and/or LIMIT/OFFSET (GeaFlow and Calcite keep them together)."""
 
-    input: LogicalNode
     keys: tuple[SortKey, ...] = ()
     limit: int | None = None
     offset: int = 0
@@ -310,13 +305,6 @@ class Sort(LogicalNode):
             raise InvalidPlan(f"Sort key past the {width} fields of its input")
         if (self.limit is not None and self.limit < 0) or self.offset < 0:
             raise InvalidPlan("Sort limit and offset are not negative")
-
-    @classmethod
-    def _input_fields(cls) -> tuple[str, ...]:
-        return ("input",)
-
-    def _compute_schema(self) -> Schema:
-        return self.input.schema
 
     def explain_attrs(self) -> str:
         names = names_of(self.input.schema)
@@ -370,8 +358,22 @@ class Join(LogicalNode):
 
 
 @dataclass(frozen=True, slots=True)
-class Union(LogicalNode):
+class MultiInput(LogicalNode):
+    """A node over any number of inputs."""
+
     inputs_: tuple[LogicalNode, ...]
+
+    @classmethod
+    def _input_fields(cls) -> tuple[str, ...]:
+        return ("inputs_",)
+
+    @property
+    def inputs(self) -> tuple[LogicalNode, ...]:
+        return self.inputs_
+
+
+@dataclass(frozen=True, slots=True)
+class Union(MultiInput):
     all: bool = True
 
     def _check(self) -> None:
@@ -381,14 +383,6 @@ class Union(LogicalNode):
         for other in self.inputs_[1:]:
             if len(other.schema) != len(first):
                 raise InvalidPlan(f"Union of inputs of {len(first)} and {len(other.schema)} fields")
-
-    @classmethod
-    def _input_fields(cls) -> tuple[str, ...]:
-        return ("inputs_",)
-
-    @property
-    def inputs(self) -> tuple[LogicalNode, ...]:
-        return self.inputs_
 
     def _compute_schema(self) -> Schema:
         return self.inputs_[0].schema
@@ -408,19 +402,14 @@ class TableFunction:
 
 
 @dataclass(frozen=True, slots=True)
-class Correlate(LogicalNode):
+class Correlate(SingleInput):
     """``input, LATERAL TABLE(f(args)) AS t(cols)``: each input row joined with
     the rows the function yields for it."""
 
-    input: LogicalNode
     function: TableFunction
 
     def _check(self) -> None:
         check_refs(self, self.function.args, len(self.input.schema))
-
-    @classmethod
-    def _input_fields(cls) -> tuple[str, ...]:
-        return ("input",)
 
     def _compute_schema(self) -> Schema:
         return self.input.schema + self.function.output
@@ -437,10 +426,9 @@ class Correlate(LogicalNode):
 
 
 @dataclass(frozen=True, slots=True)
-class TableSink(LogicalNode):
+class TableSink(SingleInput):
     """Writes its input into a table; ``columns`` maps input fields to table columns."""
 
-    input: LogicalNode
     table: TableInfo
     columns: tuple[int, ...]  # for each input field, the table column it fills
     options: tuple[tuple[str, Any], ...] = ()
@@ -450,13 +438,6 @@ class TableSink(LogicalNode):
             raise InvalidPlan(
                 f"TableSink maps {len(self.columns)} of {len(self.input.schema)} fields"
             )
-
-    @classmethod
-    def _input_fields(cls) -> tuple[str, ...]:
-        return ("input",)
-
-    def _compute_schema(self) -> Schema:
-        return self.input.schema
 
     def explain_attrs(self) -> str:
         return f"table={self.table.name}, connector={self.table.connector}"
@@ -472,8 +453,7 @@ class GraphWrite:
 
 
 @dataclass(frozen=True, slots=True)
-class GraphSink(LogicalNode):
-    input: LogicalNode
+class GraphSink(SingleInput):
     graph: GraphInfo
     writes: tuple[GraphWrite, ...]
 
@@ -483,47 +463,21 @@ class GraphSink(LogicalNode):
         if any(not 0 <= i < width for i in used):
             raise InvalidPlan(f"GraphSink writes a field past the {width} of its input")
 
-    @classmethod
-    def _input_fields(cls) -> tuple[str, ...]:
-        return ("input",)
-
-    def _compute_schema(self) -> Schema:
-        return self.input.schema
-
     def explain_attrs(self) -> str:
         return f"graph={self.graph.name}, labels=[{', '.join(w.label for w in self.writes)}]"
 
 
 @dataclass(frozen=True, slots=True)
-class CollectSink(LogicalNode):
+class CollectSink(SingleInput):
     """Returns its input to the caller (a query statement)."""
-
-    input: LogicalNode
-
-    @classmethod
-    def _input_fields(cls) -> tuple[str, ...]:
-        return ("input",)
-
-    def _compute_schema(self) -> Schema:
-        return self.input.schema
 
 
 SINK_TYPES = (TableSink, GraphSink, CollectSink)
 
 
 @dataclass(frozen=True, slots=True)
-class Job(LogicalNode):
+class Job(MultiInput):
     """Several sinks planned and run together (a script's statements in one job)."""
-
-    inputs_: tuple[LogicalNode, ...]
-
-    @classmethod
-    def _input_fields(cls) -> tuple[str, ...]:
-        return ("inputs_",)
-
-    @property
-    def inputs(self) -> tuple[LogicalNode, ...]:
-        return self.inputs_
 
     def _compute_schema(self) -> Schema:
         return ()

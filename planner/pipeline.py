@@ -77,9 +77,6 @@ class PipelineGraph:
     def inputs_of(self, vid: int) -> list[PipelineEdge]:
         return sorted((e for e in self.edges if e.dst == vid), key=lambda e: e.input_index)
 
-    def outputs_of(self, vid: int) -> list[PipelineEdge]:
-        return [e for e in self.edges if e.src == vid]
-
     @property
     def sinks(self) -> list[PipelineVertex]:
         return [v for v in self.vertices if v.kind == SINK]
@@ -87,12 +84,6 @@ class PipelineGraph:
     @property
     def sources(self) -> list[PipelineVertex]:
         return [v for v in self.vertices if v.kind == SOURCE]
-
-    def node_vertex(self, node: LogicalNode) -> PipelineVertex:
-        for v in self.vertices:
-            if v.node is node:
-                return v
-        raise KeyError(node)
 
 
 def _kind_of(node: LogicalNode) -> VertexKind:

@@ -304,6 +304,17 @@ def is_connect(spark: Any) -> bool:
 # ---------------------------------------------------------------------------
 
 
+def _job_tags(spark: Any, connect_call: str, classic_call: str, tag: str) -> None:
+    """Spark Connect keeps tags on the session, classic Spark on the SparkContext."""
+    try:
+        if is_connect(spark):
+            getattr(spark, connect_call)(tag)
+        else:
+            getattr(spark.sparkContext, classic_call)(tag)
+    except Exception:  # pragma: no cover - very old Spark
+        pass
+
+
 def tag_jobs(spark: Any, tag: str) -> None:
     """Tag the Spark jobs this thread starts from now on.
 
@@ -313,34 +324,16 @@ def tag_jobs(spark: Any, tag: str) -> None:
     cancelled globally, so classic sessions use those; Spark Connect resolves
     tags on the server and uses the session's tags.
     """
-    try:
-        if is_connect(spark):
-            spark.addTag(tag)
-        else:
-            spark.sparkContext.addJobTag(tag)
-    except Exception:  # pragma: no cover - very old Spark
-        pass
+    _job_tags(spark, "addTag", "addJobTag", tag)
 
 
 def untag_jobs(spark: Any, tag: str) -> None:
-    try:
-        if is_connect(spark):
-            spark.removeTag(tag)
-        else:
-            spark.sparkContext.removeJobTag(tag)
-    except Exception:  # pragma: no cover
-        pass
+    _job_tags(spark, "removeTag", "removeJobTag", tag)
 
 
 def cancel_jobs(spark: Any, tag: str) -> None:
     """Cancel every running Spark job tagged ``tag``, from any thread."""
-    try:
-        if is_connect(spark):
-            spark.interruptTag(tag)
-        else:
-            spark.sparkContext.cancelJobsWithTag(tag)
-    except Exception:  # pragma: no cover
-        pass
+    _job_tags(spark, "interruptTag", "cancelJobsWithTag", tag)
 
 
 def job_progress(spark: Any) -> tuple[int, int] | None:
@@ -377,10 +370,6 @@ def graphframes_available(spark: Any) -> bool:
         ok = False
     _shared["graphframes"] = ok
     return ok
-
-
-def spark_version(spark: Any) -> str:
-    return str(spark.version)
 
 
 # ---------------------------------------------------------------------------

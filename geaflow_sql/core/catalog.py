@@ -46,9 +46,6 @@ class TableInfo:
                 return v
         return default
 
-    def option_map(self) -> dict[str, Any]:
-        return dict(self.options)
-
     def column_index(self, name: str) -> int | None:
         for i, c in enumerate(self.columns):
             if c.name == name:

@@ -53,10 +53,6 @@ class SqlType:
         return self.name == "VARCHAR"
 
     @property
-    def is_null(self) -> bool:
-        return self.name == "NULL"
-
-    @property
     def is_graph(self) -> bool:
         return False
 
@@ -120,10 +116,6 @@ class StructType:
         return None
 
     @property
-    def field_names(self) -> tuple[str, ...]:
-        return tuple(f.name for f in self.fields)
-
-    @property
     def is_graph(self) -> bool:
         return self.kind in ("VERTEX", "EDGE")
 
@@ -140,10 +132,6 @@ class StructType:
         return False
 
     @property
-    def is_null(self) -> bool:
-        return False
-
-    @property
     def is_approx(self) -> bool:
         return False
 
@@ -152,34 +140,31 @@ class StructType:
         return f"{self.kind}<{inner}>"
 
 
-@dataclass(frozen=True, slots=True)
-class ArrayType:
-    element: Any
-    name: str = "ARRAY"
+class _Collection:
+    """What an array or a map is not (the scalar predicates ``SqlType`` answers)."""
 
+    __slots__ = ()
     is_numeric = False
     is_integer = False
     is_string = False
-    is_null = False
     is_approx = False
     is_graph = False
+
+
+@dataclass(frozen=True, slots=True)
+class ArrayType(_Collection):
+    element: Any
+    name: str = "ARRAY"
 
     def __str__(self) -> str:
         return f"ARRAY<{self.element}>"
 
 
 @dataclass(frozen=True, slots=True)
-class MapType:
+class MapType(_Collection):
     key: Any
     value: Any
     name: str = "MAP"
-
-    is_numeric = False
-    is_integer = False
-    is_string = False
-    is_null = False
-    is_approx = False
-    is_graph = False
 
     def __str__(self) -> str:
         return f"MAP<{self.key}, {self.value}>"

@@ -8,11 +8,12 @@ and ``rollback()`` raises NotSupportedError.
 
 from __future__ import annotations
 
+import contextlib
 import os
 import threading
 import time
 import weakref
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
 from typing import Any
 
 from geaflow_sql.core.errors import GeaflowError, ParseError
@@ -131,7 +132,7 @@ class Connection:
         """Run a script; return its results and the last result's rows as Arrow."""
         with self._lock, self._busy():
             script = _parse(operation)
-            try:
+            with _as_dbapi_errors(script):
                 params = bind_parameters(script, parameters)
                 with self._session.cancellable():
                     try:
@@ -142,29 +143,17 @@ class Connection:
                     except KeyboardInterrupt:  # Ctrl-C in a REPL: stop the Spark jobs too
                         self._session.cancel()
                         raise
-            except GeaflowError as err:
-                raise exc.translate(err, text=script.text, source=SOURCE) from None
-            except exc.Error:
-                raise
-            except Exception as err:
-                raise _internal(err) from (err if _debug() else None)
             return results, table
 
     def _run_many(self, operation: str, seq_of_parameters: list[Any]) -> list[StatementResult]:
         with self._lock, self._busy():
             script = _parse(operation)
-            try:
+            with _as_dbapi_errors(script):
                 sets = [bind_parameters(script, p) for p in seq_of_parameters]
                 if not sets:
                     return []
                 with self._session.cancellable():
                     return self._session.execute_many(operation, sets, SOURCE)
-            except GeaflowError as err:
-                raise exc.translate(err, text=script.text, source=SOURCE) from None
-            except exc.Error:
-                raise
-            except Exception as err:
-                raise _internal(err) from (err if _debug() else None)
 
     def _busy(self) -> _Busy:
         self._check_open()
@@ -182,6 +171,19 @@ class _Busy:
 
     def __exit__(self, *exc_info: Any) -> None:
         self._idle.set()
+
+
+@contextlib.contextmanager
+def _as_dbapi_errors(script: Any) -> Iterator[None]:
+    """Errors of running ``script`` as the PEP 249 classes (no raw traceback)."""
+    try:
+        yield
+    except GeaflowError as err:
+        raise exc.translate(err, text=script.text, source=SOURCE) from None
+    except exc.Error:
+        raise
+    except Exception as err:
+        raise _internal(err) from (err if _debug() else None)
 
 
 def _debug() -> bool:

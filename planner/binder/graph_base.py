@@ -24,7 +24,6 @@ from planner.logical import (
 from .expressions import ExprBinder
 from .graph_hook import GraphHook
 from .paths import PathState, struct_with_field
-from .scope import ScopeField
 
 
 class GraphBinderBase:
@@ -105,14 +104,4 @@ class GraphBinderBase:
         cond = typed(exp.EQ(this=vid, expression=ref(width, overlay.schema[0].type)), T.BOOLEAN)
         joined = Join(state.node, overlay, "LEFT", cond)
         new_value, new_type = struct_with_field(ref(idx, vt), vt, name, ref(width + 1, t))
-        exprs = []
-        fields = []
-        for f in state.fields:
-            if f.index == idx:
-                exprs.append(new_value)
-                fields.append(ScopeField(f.name, new_type, f.index, f.relation, f.hidden))
-            else:
-                exprs.append(ref(f.index, f.type))
-                fields.append(f)
-        node = Project(joined, tuple(exprs), tuple(Field(f.name, f.type) for f in fields))
-        return PathState(node, fields)
+        return state.replacing(joined, idx, new_value, new_type)

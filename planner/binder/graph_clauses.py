@@ -58,18 +58,8 @@ class ClauseRules(GraphBinderBase):
             new_value, new_type = struct_with_field(
                 ref(idx, old_type), old_type, assign.field, value
             )
-            exprs = []
-            fields = []
-            for f in state.fields:
-                if f.index == idx:
-                    exprs.append(new_value)
-                    fields.append(ScopeField(f.name, new_type, f.index, f.relation, f.hidden))
-                else:
-                    exprs.append(ref(f.index, f.type))
-                    fields.append(f)
             assert base.node is not None
-            node = Project(base.node, tuple(exprs), tuple(Field(f.name, f.type) for f in fields))
-            state = PathState(node, fields)
+            state = state.replacing(base.node, idx, new_value, new_type)
             if assign.is_global:
                 state = self._register_global(state, idx, assign.field, type_of(value))
         return state

@@ -177,13 +177,7 @@ class PatternRules(GraphBinderBase):
 
     def _element_conditions(self, state: PathState, element: Any, variable: str) -> PathState:
         """A pattern element's ``{prop: value}`` map and WHERE, as filters."""
-        for name, value in element.properties:
-            eq = s.Binary(
-                "=",
-                s.Field(s.Column(variable, span=value.span), name, span=value.span),
-                value,
-                span=value.span,
-            )
+        for eq in property_equalities(element, variable):
             state = self.filter(state, eq, local=variable)
         if element.where is not None:
             state = self.filter(state, element.where, local=variable)
@@ -287,13 +281,7 @@ class PatternRules(GraphBinderBase):
         scope = Scope([ScopeField(edge_var, self.edge_type, 0, None, False)])
         binder = ExprBinder(self.ctx, scope, local_relation=edge_var)
         parts = []
-        for name, value in edge.properties:
-            eq = s.Binary(
-                "=",
-                s.Field(s.Column(edge_var, span=value.span), name, span=value.span),
-                value,
-                span=value.span,
-            )
+        for eq in property_equalities(edge, edge_var):
             parts.append(binder.bind_condition(eq))
         if edge.where is not None:
             try:
@@ -306,3 +294,16 @@ class PatternRules(GraphBinderBase):
                     edge.where,
                 ) from None
         return and_all(parts)
+
+
+def property_equalities(element: Any, variable: str) -> list[s.Expr]:
+    """A pattern element's ``{prop: value}`` map as ``variable.prop = value`` conditions."""
+    return [
+        s.Binary(
+            "=",
+            s.Field(s.Column(variable, span=value.span), name, span=value.span),
+            value,
+            span=value.span,
+        )
+        for name, value in element.properties
+    ]

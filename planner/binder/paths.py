@@ -15,14 +15,11 @@ from typing import Any
 from sqlglot import exp
 
 from geaflow_sql.core import types as T
-from planner.expressions import cast_to, type_of, typed
+from planner.expressions import cast_to, ref, type_of, typed
 from planner.graph_nodes import (
     GraphLabelScan,
 )
-from planner.logical import (
-    Field,
-    LogicalNode,
-)
+from planner.logical import Field, LogicalNode, Project
 
 from .scope import Scope, ScopeField
 
@@ -56,6 +53,23 @@ class PathState:
 
     def with_node(self, node: LogicalNode, extra: list[ScopeField] | None = None) -> PathState:
         return PathState(node, list(self.fields) + list(extra or []))
+
+    def replacing(
+        self, node: LogicalNode, idx: int, value: exp.Expression, value_type: Any
+    ) -> PathState:
+        """The paths over ``node`` (whose first fields are these), with field
+        ``idx`` set to ``value`` (a vertex or edge rebuilt by LET)."""
+        exprs = []
+        fields = []
+        for f in self.fields:
+            if f.index == idx:
+                exprs.append(value)
+                fields.append(ScopeField(f.name, value_type, f.index, f.relation, f.hidden))
+            else:
+                exprs.append(ref(f.index, f.type))
+                fields.append(f)
+        projected = Project(node, tuple(exprs), tuple(Field(f.name, f.type) for f in fields))
+        return PathState(projected, fields)
 
     def variables(self) -> list[ScopeField]:
         return [f for f in self.fields if f.relation is None]

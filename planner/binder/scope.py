@@ -29,13 +29,6 @@ class Scope:
     def width(self) -> int:
         return len(self.fields)
 
-    def relations(self) -> list[str]:
-        seen: list[str] = []
-        for f in self.fields:
-            if f.relation is not None and f.relation.lower() not in [s.lower() for s in seen]:
-                seen.append(f.relation)
-        return seen
-
     def has_relation(self, name: str) -> bool:
         lowered = name.lower()
         return any(f.relation is not None and f.relation.lower() == lowered for f in self.fields)

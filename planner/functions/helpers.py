@@ -15,7 +15,6 @@ from sqlglot import exp
 
 from geaflow_sql.core import types as T
 
-from ..dialect import template
 from .specs import ScalarSpec, register_scalar
 
 TypeRule = Callable[[list[Any]], Any]
@@ -70,10 +69,6 @@ def all_double(args: list[Any]) -> list[Any]:
 
 def all_string(args: list[Any]) -> list[Any]:
     return [T.VARCHAR for _ in args]
-
-
-def all_bigint(args: list[Any]) -> list[Any]:
-    return [T.BIGINT for _ in args]
 
 
 def string_then_ints(args: list[Any]) -> list[Any]:
@@ -135,22 +130,6 @@ def const_string(e: exp.Expression) -> str | None:
     if isinstance(node, exp.Literal) and node.is_string:
         return str(node.this)
     return None
-
-
-def is_null_literal(e: exp.Expression) -> bool:
-    node = e
-    while isinstance(node, (exp.Cast, exp.Paren)):
-        node = node.this
-    return isinstance(node, exp.Null)
-
-
-def nulls_to_null(args: list[exp.Expression], body: exp.Expression) -> exp.Expression:
-    """``body`` unless one of ``args`` is null (Java functions that start with a null check)."""
-    if not args:
-        return body
-    test = " OR ".join(f"{{{i}}} IS NULL" for i in range(len(args)))
-    n = len(args)
-    return template(f"CASE WHEN {test} THEN NULL ELSE {{{n}}} END", *args, body)
 
 
 def scalar(

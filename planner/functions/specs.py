@@ -30,53 +30,43 @@ class FunctionKind(enum.Enum):
 
 
 @dataclass(frozen=True, slots=True)
-class ScalarSpec:
+class FunctionSpec:
+    """A built-in function's name and how many arguments it takes."""
+
     name: str
     min_args: int
     max_args: int | None
+
+    def accepts(self, n: int) -> bool:
+        return n >= self.min_args and (self.max_args is None or n <= self.max_args)
+
+    def arity_text(self) -> str:
+        if self.max_args == self.min_args:
+            return str(self.min_args)
+        if self.max_args is None:
+            return f"at least {self.min_args}"
+        return f"{self.min_args} to {self.max_args}"
+
+
+@dataclass(frozen=True, slots=True)
+class ScalarSpec(FunctionSpec):
     result: TypeRule
     spark: str | SparkBuilder
     # Target type of each argument (by position; the last repeats), or None = as is.
     arg_types: Callable[[list[Any]], list[Any | None]] | None = None
     doc: str = ""
 
-    def accepts(self, n: int) -> bool:
-        return n >= self.min_args and (self.max_args is None or n <= self.max_args)
-
-    def arity_text(self) -> str:
-        if self.max_args == self.min_args:
-            return str(self.min_args)
-        if self.max_args is None:
-            return f"at least {self.min_args}"
-        return f"{self.min_args} to {self.max_args}"
-
 
 @dataclass(frozen=True, slots=True)
-class AggregateSpec:
-    name: str
-    min_args: int
-    max_args: int | None
+class AggregateSpec(FunctionSpec):
     result: TypeRule
     # How many leading arguments are data columns; the rest must be constants.
     data_args: int = 1
     doc: str = ""
 
-    def accepts(self, n: int) -> bool:
-        return n >= self.min_args and (self.max_args is None or n <= self.max_args)
-
-    def arity_text(self) -> str:
-        if self.max_args == self.min_args:
-            return str(self.min_args)
-        if self.max_args is None:
-            return f"at least {self.min_args}"
-        return f"{self.min_args} to {self.max_args}"
-
 
 @dataclass(frozen=True, slots=True)
-class TableFunctionSpec:
-    name: str
-    min_args: int
-    max_args: int | None
+class TableFunctionSpec(FunctionSpec):
     # Output field types, given the argument types.
     output: Callable[[list[Any]], list[Any]]
     doc: str = ""

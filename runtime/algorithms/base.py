@@ -10,9 +10,11 @@ order (YIELD names them by position).
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Protocol
 
 from geaflow_sql.core import types as T
+from geaflow_sql.core.catalog import Catalog
+from geaflow_sql.core.config import Config
 from planner.algorithms import AlgorithmSignature
 from runtime.scheduler import IterationRunner
 
@@ -52,6 +54,18 @@ class AlgorithmGraph:
     iteration: IterationRunner = field(default_factory=IterationRunner.standalone)
 
 
+class CallContext(Protocol):
+    """What an algorithm call reads of the runtime context: the job
+    configuration (engine, bounds, checkpoints) and the catalog (a graph's
+    shard count).  ``runtime.context.RuntimeContext`` is one."""
+
+    @property
+    def config(self) -> Config: ...
+
+    @property
+    def catalog(self) -> Catalog | None: ...
+
+
 class Algorithm:
     """Base of built-in and user algorithm implementations.
 
@@ -79,6 +93,6 @@ class Algorithm:
             ]
         )
 
-    def run(self, ctx: Any, graph: AlgorithmGraph, args: list[Any]) -> Any:
+    def run(self, ctx: CallContext, graph: AlgorithmGraph, args: list[Any]) -> Any:
         """A DataFrame with columns c0..cN (the outputs)."""
         raise NotImplementedError

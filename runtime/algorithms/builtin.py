@@ -23,7 +23,7 @@ import numpy as np
 
 from geaflow_sql.core.errors import ConfigError
 
-from .base import Algorithm, AlgorithmGraph
+from .base import Algorithm, AlgorithmGraph, CallContext
 from .dist_graph import DistGraph, Needs
 from .java_compat import cast_to_id
 from .local_graph import LocalGraph
@@ -68,7 +68,7 @@ class BuiltinAlgorithm(Algorithm):
         raise NotImplementedError
 
     # Running -----------------------------------------------------------------
-    def run(self, ctx: Any, graph: AlgorithmGraph, args: list[Any]) -> Any:
+    def run(self, ctx: CallContext, graph: AlgorithmGraph, args: list[Any]) -> Any:
         from . import engines
 
         if self.uses_shards and graph.shard_count is None:
@@ -101,8 +101,7 @@ class BuiltinAlgorithm(Algorithm):
         return available and self.has_graphframes
 
 
-def shard_count_of(ctx: Any, graph: AlgorithmGraph) -> int:
+def shard_count_of(ctx: CallContext, graph: AlgorithmGraph) -> int:
     """The graph's shardCount from the catalog (1 when unknown)."""
-    catalog = getattr(ctx, "catalog", None)
-    info = catalog.graph((graph.name,)) if catalog is not None and graph.name else None
-    return int(getattr(info, "shard_count", 1) or 1)
+    info = ctx.catalog.graph((graph.name,)) if ctx.catalog is not None and graph.name else None
+    return int(info.shard_count or 1) if info is not None else 1

@@ -195,11 +195,6 @@ class LocalGraph:
         return sp.csr_matrix((values, (src, dst)), shape=(self.n, self.n))
 
     @cached_property
-    def out_matrix(self) -> sp.csr_matrix:
-        """``A[u, v]`` = number of edges u -> v."""
-        return self.matrix(self.src, self.dst)
-
-    @cached_property
     def both_pairs(self) -> tuple[np.ndarray, np.ndarray]:
         """(owner, neighbour) of every entry of the BOTH edge lists.
 
@@ -217,10 +212,6 @@ class LocalGraph:
     @cached_property
     def out_degree(self) -> np.ndarray:
         return np.bincount(self.src, minlength=self.n).astype(np.int64)
-
-    def out_ids(self, index: np.ndarray) -> np.ndarray:
-        """Vertex ids for node indices (for output columns)."""
-        return self.ids[index]
 
 
 def _arrow_values(column: Any) -> np.ndarray:

@@ -23,6 +23,8 @@ from geaflow_sql.core.config import (
 from geaflow_sql.core.errors import ConfigError
 from runtime.scheduler import IterationRunner
 
+from .base import CallContext
+
 ENGINE = ALGORITHM_ENGINE
 
 # GeaFlow bounds every algorithm call by ``geaflow.dsl.max.traversal`` iterations
@@ -86,7 +88,7 @@ def run_options(config: Config | None) -> RunOptions:
     )
 
 
-def options_of(ctx: Any, graph: Any = None) -> RunOptions:
+def options_of(ctx: CallContext, graph: Any = None) -> RunOptions:
     """The options of a call on ``graph`` (whose supersteps run as its
     ``iteration`` says) from the job config of ``ctx``."""
     opts = run_options(ctx.config)

@@ -30,7 +30,7 @@ from geaflow_sql.core.errors import ExecutionError, ValidationError
 from geaflow_sql.udga import AlgorithmContext, Edge, EdgeDirection, Vertex
 from planner.algorithms import user_signature
 
-from .base import Algorithm, AlgorithmGraph
+from .base import Algorithm, AlgorithmGraph, CallContext
 from .dist_graph import Needs, union_frame
 from .engines import use_local
 from .iteration import cut_lineage, iterate
@@ -113,7 +113,7 @@ class UserAlgorithm(Algorithm):
         self.instance = instance
         self.signature = user_signature(name or type(instance).__name__.lower(), instance)
 
-    def run(self, ctx: Any, graph: AlgorithmGraph, args: list[Any]) -> Any:
+    def run(self, ctx: CallContext, graph: AlgorithmGraph, args: list[Any]) -> Any:
         opts = options_of(ctx, graph)
         bound = opts.max_iterations
         own = getattr(self.instance, "max_iterations", None)
@@ -303,24 +303,8 @@ def _run_distributed(
     vertices = graph.vertices.where(F.col("id").isNotNull()).dropDuplicates(["id"])
     edges = graph.edges.where(F.col("src").isNotNull() & F.col("dst").isNotNull())
     eprop_struct = F.struct(*[F.col(f"`{p}`").alias(p) for p in eprops]) if eprops else F.lit(None)
-    out_lists = edges.groupBy(F.col("src").alias("id")).agg(
-        F.collect_list(
-            F.struct(
-                F.col("dst").alias("other"),
-                F.col("label").cast("string").alias("label"),
-                eprop_struct.alias("props"),
-            )
-        ).alias("out_edges")
-    )
-    in_lists = edges.groupBy(F.col("dst").alias("id")).agg(
-        F.collect_list(
-            F.struct(
-                F.col("src").alias("other"),
-                F.col("label").cast("string").alias("label"),
-                eprop_struct.alias("props"),
-            )
-        ).alias("in_edges")
-    )
+    out_lists = _edge_lists(edges, "src", "dst", eprop_struct, "out_edges")
+    in_lists = _edge_lists(edges, "dst", "src", eprop_struct, "in_edges")
     vprop_struct = F.struct(*[F.col(f"`{p}`").alias(p) for p in vprops]) if vprops else F.lit(None)
     adjacency = (
         vertices.select(
@@ -498,3 +482,19 @@ def user_algorithm(instance: Any, name: str | None = None) -> UserAlgorithm:
             f"{type(instance).__name__} is not a graph algorithm: it needs init() and process()"
         )
     return UserAlgorithm(instance, name)
+
+
+def _edge_lists(edges: Any, at: str, other: str, props: Any, name: str) -> Any:
+    """Per vertex (column ``at`` of the edges), its edges as a list ``name`` of
+    (other end, label, properties)."""
+    from pyspark.sql import functions as F
+
+    return edges.groupBy(F.col(at).alias("id")).agg(
+        F.collect_list(
+            F.struct(
+                F.col(other).alias("other"),
+                F.col("label").cast("string").alias("label"),
+                props.alias("props"),
+            )
+        ).alias(name)
+    )

@@ -30,6 +30,14 @@ class ReadRequest:
     projection: tuple[int, ...]  # table column indexes to produce, in order
 
 
+@dataclass(frozen=True)
+class WriteRequest:
+    table: TableInfo
+    options: dict[str, Any]  # job config merged with table options (table wins)
+    types: list[Any]  # GeaFlow types of the rows' columns c0..cN
+    windowed: bool = False  # one window's output of a windowed job
+
+
 def window_size_of(table: TableInfo, options: dict[str, Any]) -> int:
     """Rows per window (``geaflow.dsl.window.size``; -1: everything at once)."""
     value = options.get(WINDOW_SIZE.name, WINDOW_SIZE.default)
@@ -58,19 +66,8 @@ class Connector:
     def read(self, ctx: RuntimeContext, req: ReadRequest) -> Any:
         raise ConfigError(f"tables of type {self.name!r} cannot be read")
 
-    def write(
-        self,
-        ctx: RuntimeContext,
-        df: Any,
-        table: TableInfo,
-        options: dict[str, Any],
-        types: list[Any],
-        *,
-        windowed: bool = False,
-    ) -> int:
-        """Write ``df`` (columns c0..cN, of GeaFlow ``types``); return rows written or -1.
-
-        ``windowed``: the write is one window's output of a windowed job."""
+    def write(self, ctx: RuntimeContext, df: Any, req: WriteRequest) -> int:
+        """Write ``df`` (columns c0..cN); return the rows written, or -1 when not counted."""
         raise ConfigError(f"tables of type {self.name!r} cannot be written")
 
     def numbered_rows(self, ctx: RuntimeContext, req: ReadRequest) -> Any:
@@ -102,15 +99,18 @@ class Connector:
 
         A bounded source is read once and numbered, so any window can be read
         again after a restart."""
-        return ReplayableSource(ctx, table, window_size_of(table, options), self, options)
+        return ReplayableSource(ctx, table, options, window_size_of(table, options), self)
 
 
 class WindowSource:
     """One table's rows, window by window (columns c0..cN: all table columns)."""
 
-    def __init__(self, ctx: RuntimeContext, table: TableInfo, size: int) -> None:
+    def __init__(
+        self, ctx: RuntimeContext, table: TableInfo, options: dict[str, Any], size: int
+    ) -> None:
         self.ctx = ctx
         self.table = table
+        self.options = options  # the table's options over the job configuration
         self.size = size
         # Whether the rows are stored once for re-reading in later windows.
         self.materialize = True
@@ -140,13 +140,12 @@ class ReplayableSource(WindowSource):
         self,
         ctx: RuntimeContext,
         table: TableInfo,
+        options: dict[str, Any],
         size: int,
         connector: Connector,
-        options: dict[str, Any],
     ) -> None:
-        super().__init__(ctx, table, size)
+        super().__init__(ctx, table, options, size)
         self.connector = connector
-        self.options = options
 
     def prepare(self) -> None:
         req = ReadRequest(self.table, self.options, tuple(range(len(self.table.columns))))

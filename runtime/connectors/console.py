@@ -5,9 +5,9 @@ from __future__ import annotations
 import sys
 from typing import Any
 
-from geaflow_sql.core.catalog import TableInfo
+from runtime.context import RuntimeContext
 
-from .base import Connector
+from .base import Connector, WriteRequest
 from .file import collect_lines, option
 from .text_format import format_column
 
@@ -15,18 +15,10 @@ from .text_format import format_column
 class ConsoleConnector(Connector):
     name = "console"
 
-    def write(
-        self,
-        ctx: Any,
-        df: Any,
-        table: TableInfo,
-        options: dict[str, Any],
-        types: list[Any],
-        *,
-        windowed: bool = False,
-    ) -> int:
+    def write(self, ctx: RuntimeContext, df: Any, req: WriteRequest) -> int:
         from pyspark.sql import functions as F
 
+        options, types = req.options, req.types
         sep = str(option(options, "geaflow.dsl.column.separator", ","))
         cols = [format_column(F, F.col(f"c{i}"), t) for i, t in enumerate(types)]
         lines = collect_lines(df.select(F.concat_ws(sep, *cols).alias("line")))

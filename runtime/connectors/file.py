@@ -21,8 +21,9 @@ from geaflow_sql.core import types as T
 from geaflow_sql.core.catalog import TableInfo
 from geaflow_sql.core.config import Config
 from geaflow_sql.core.errors import ConfigError, DataError
+from runtime.context import RuntimeContext
 
-from .base import Connector, ReadRequest
+from .base import Connector, ReadRequest, WriteRequest
 from .text_format import field_parser, format_column, separator_regex
 
 SEPARATOR = "geaflow.dsl.column.separator"
@@ -78,7 +79,7 @@ class FileConnector(Connector):
             raise ConfigError(f"file table {table.name!r} needs {PATH}")
 
     # ----------------------------------------------------------------- reads
-    def _paths(self, ctx: Any, options: dict[str, Any]) -> list[str]:
+    def _paths(self, ctx: RuntimeContext, options: dict[str, Any]) -> list[str]:
         raw = option(options, PATH)
         if raw in (None, ""):
             raise ConfigError(f"a file table needs {PATH}")
@@ -88,7 +89,7 @@ class FileConnector(Connector):
             return list_files(path, str(regex) if regex else None)
         return [path]
 
-    def lines(self, ctx: Any, req: ReadRequest, numbered: bool | None = None) -> Any:
+    def lines(self, ctx: RuntimeContext, req: ReadRequest, numbered: bool | None = None) -> Any:
         """DataFrame(file, line_no, line) of the non-blank lines.
 
         Small local files are read whole, one row per file, so every line gets
@@ -122,13 +123,15 @@ class FileConnector(Connector):
             lines = lines.where(F.regexp_extract(F.col("file"), r"([^/]*)$", 1).rlike(str(regex)))
         return lines.where(F.trim(F.col("line")) != "")
 
-    def read(self, ctx: Any, req: ReadRequest) -> Any:
+    def read(self, ctx: RuntimeContext, req: ReadRequest) -> Any:
         fmt = _format(req.options)
         if fmt != "text":
             return self._read_spark_format(ctx, req, fmt)
         return self.parse(ctx, req, self.lines(ctx, req))
 
-    def parse(self, ctx: Any, req: ReadRequest, lines: Any, keep_position: bool = False) -> Any:
+    def parse(
+        self, ctx: RuntimeContext, req: ReadRequest, lines: Any, keep_position: bool = False
+    ) -> Any:
         from pyspark.sql import functions as F
 
         sep = str(option(req.options, SEPARATOR, ","))
@@ -176,7 +179,7 @@ class FileConnector(Connector):
         return kept.select(*names, *position)
 
     @staticmethod
-    def _count_bad_rows(ctx: Any, req: ReadRequest, checked: Any) -> Any:
+    def _count_bad_rows(ctx: RuntimeContext, req: ReadRequest, checked: Any) -> Any:
         from pyspark.sql import Observation
         from pyspark.sql import functions as F
 
@@ -186,7 +189,7 @@ class FileConnector(Connector):
         bad = F.sum(F.when(F.col("__bad"), 1).otherwise(0)).alias("bad_rows")
         return checked.observe(observation, bad)
 
-    def _read_spark_format(self, ctx: Any, req: ReadRequest, fmt: str) -> Any:
+    def _read_spark_format(self, ctx: RuntimeContext, req: ReadRequest, fmt: str) -> Any:
         from pyspark.sql import functions as F
         from pyspark.sql import types as ST
 
@@ -216,7 +219,7 @@ class FileConnector(Connector):
                 )
         return df.select(*cols)
 
-    def numbered_rows(self, ctx: Any, req: ReadRequest) -> Any:
+    def numbered_rows(self, ctx: RuntimeContext, req: ReadRequest) -> Any:
         """Rows in file and line order, numbered (text files; other formats in
         the order Spark reads them)."""
         if _format(req.options) != "text":
@@ -229,18 +232,10 @@ class FileConnector(Connector):
         return rows.withColumn("__pos", F.row_number().over(order) - 1)
 
     # ---------------------------------------------------------------- writes
-    def write(
-        self,
-        ctx: Any,
-        df: Any,
-        table: TableInfo,
-        options: dict[str, Any],
-        types: list[Any],
-        *,
-        windowed: bool = False,
-    ) -> int:
+    def write(self, ctx: RuntimeContext, df: Any, req: WriteRequest) -> int:
         from pyspark.sql import functions as F
 
+        table, options = req.table, req.options
         raw = option(options, PATH)
         if raw in (None, ""):
             raise ConfigError(f"file table {table.name!r} needs {PATH}")
@@ -251,14 +246,14 @@ class FileConnector(Connector):
             out.write.mode("append").format(fmt).save(path)
             return -1
         sep = str(option(options, SEPARATOR, ","))
-        formatted = [format_column(F, F.col(f"c{i}"), t) for i, t in enumerate(types)]
+        formatted = [format_column(F, F.col(f"c{i}"), t) for i, t in enumerate(req.types)]
         line = F.concat_ws(sep, *formatted) if formatted else F.lit("")
         text = df.select(line.alias("line"))
         if not _is_local(path):
             text.write.mode("append").text(path)
             return -1
         lines = collect_lines(text)
-        write_lines(ctx, path, lines, options, windowed)
+        write_lines(ctx, path, lines, options, req.windowed)
         return len(lines)
 
 
@@ -288,7 +283,11 @@ def collect_lines(text_df: Any) -> list[str]:
 
 
 def write_lines(
-    ctx: Any, path: str, lines: list[str], options: dict[str, Any], windowed: bool = False
+    ctx: RuntimeContext,
+    path: str,
+    lines: list[str],
+    options: dict[str, Any],
+    windowed: bool = False,
 ) -> None:
     """Write lines to a local file: the first write of a job replaces, later ones append.
 

@@ -11,13 +11,13 @@ from __future__ import annotations
 
 from typing import Any
 
-from geaflow_sql.core import types as T
 from geaflow_sql.core.catalog import TableInfo
 from geaflow_sql.core.errors import ConfigError, ExecutionError
+from runtime.context import RuntimeContext
 
-from .base import Connector, ReadRequest
+from .base import Connector, ReadRequest, WriteRequest
 from .file import option
-from .spark_source import select_columns
+from .spark_source import named_columns, select_columns
 
 PREFIX = "geaflow.dsl.jdbc."
 
@@ -52,7 +52,7 @@ class JdbcConnector(Connector):
     def validate(self, table: TableInfo, options: dict[str, Any]) -> None:
         jdbc_options(table)
 
-    def read(self, ctx: Any, req: ReadRequest) -> Any:
+    def read(self, ctx: RuntimeContext, req: ReadRequest) -> Any:
         options = jdbc_options(req.table)
         try:
             # Spark asks the database for the table's schema here, so a wrong
@@ -67,25 +67,9 @@ class JdbcConnector(Connector):
             ) from None
         return select_columns(df, req.table, req.projection)
 
-    def write(
-        self,
-        ctx: Any,
-        df: Any,
-        table: TableInfo,
-        options: dict[str, Any],
-        types: list[Any],
-        *,
-        windowed: bool = False,
-    ) -> int:
-        from pyspark.sql import functions as F
-
-        out = df.select(
-            *[
-                F.col(f"c{i}").cast(T.spark_sql_type(c.type)).alias(c.name)
-                for i, c in enumerate(table.columns)
-            ]
-        )
-        out.write.format("jdbc").options(**jdbc_options(table)).mode("append").save()
+    def write(self, ctx: RuntimeContext, df: Any, req: WriteRequest) -> int:
+        out = named_columns(df, req.table)
+        out.write.format("jdbc").options(**jdbc_options(req.table)).mode("append").save()
         return -1
 
 

@@ -15,6 +15,7 @@ from typing import Any
 from geaflow_sql.core import types as T
 from geaflow_sql.core.catalog import TableInfo
 from geaflow_sql.core.config import Config
+from runtime.context import RuntimeContext
 
 from .base import Connector, ReadRequest, WindowSource, window_size_of
 
@@ -22,7 +23,7 @@ RATE = "geaflow.dsl.random.source.tuples.per.second"
 MAX_BATCH = "geaflow.dsl.random.source.max.batch"
 
 
-def _column(F: Any, name: str, t: Any, seed_col: Any) -> Any:
+def _column(F: Any, name: str, t: Any) -> Any:
     r = F.rand()
     if t.name == "BOOLEAN":
         return r < 0.5
@@ -41,24 +42,24 @@ def _column(F: Any, name: str, t: Any, seed_col: Any) -> Any:
 class RandomConnector(Connector):
     name = "random"
 
-    def rows(self, ctx: Any, req: ReadRequest, n: int) -> Any:
+    def rows(self, ctx: RuntimeContext, req: ReadRequest, n: int) -> Any:
         from pyspark.sql import functions as F
 
         base = ctx.spark.range(n)
         cols = []
         for out_idx, col_idx in enumerate(req.projection):
             column = req.table.columns[col_idx]
-            cols.append(_column(F, column.name, column.type, F.col("id")).alias(f"c{out_idx}"))
+            cols.append(_column(F, column.name, column.type).alias(f"c{out_idx}"))
         return base.select(*cols)
 
-    def read(self, ctx: Any, req: ReadRequest) -> Any:
+    def read(self, ctx: RuntimeContext, req: ReadRequest) -> Any:
         rate = Config(req.options).get_float(RATE, 1.0)
         return self.rows(ctx, req, max(0, int(rate)))
 
     def window_source(
-        self, ctx: Any, table: TableInfo, options: dict[str, Any], log_dir: Path | None
+        self, ctx: RuntimeContext, table: TableInfo, options: dict[str, Any], log_dir: Path | None
     ) -> WindowSource:
-        return RandomSource(ctx, table, window_size_of(table, options), self, options)
+        return RandomSource(ctx, table, options, window_size_of(table, options), self)
 
 
 class RandomSource(WindowSource):
@@ -66,15 +67,14 @@ class RandomSource(WindowSource):
 
     def __init__(
         self,
-        ctx: Any,
+        ctx: RuntimeContext,
         table: TableInfo,
+        options: dict[str, Any],
         size: int,
         connector: RandomConnector,
-        options: dict[str, Any],
     ) -> None:
-        super().__init__(ctx, table, size)
+        super().__init__(ctx, table, options, size)
         self.connector = connector
-        self.options = options
 
     def prepare(self) -> None:
         self.batches = Config(self.options).get_int(MAX_BATCH, 3)

@@ -49,10 +49,6 @@ def connector_for(table: TableInfo) -> Connector:
     return found
 
 
-def connector_names() -> list[str]:
-    return sorted(_REGISTRY)
-
-
 def reads_in_windows(table: TableInfo, config: Config) -> bool:
     """Is the table read window by window (a stream, or a window size set)?"""
     return connector_for(table).reads_in_windows(table, table_options(config, table))

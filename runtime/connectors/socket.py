@@ -18,6 +18,7 @@ from typing import Any
 
 from geaflow_sql.core.catalog import TableInfo
 from geaflow_sql.core.errors import ConfigError, ExecutionError, UnsupportedError
+from runtime.context import RuntimeContext
 
 from .base import Connector, ReadRequest, WindowSource, time_window_of, window_size_of
 from .file import FileConnector
@@ -26,14 +27,14 @@ from .file import FileConnector
 class SocketConnector(Connector):
     name = "socket"
 
-    def read(self, ctx: Any, req: ReadRequest) -> Any:
+    def read(self, ctx: RuntimeContext, req: ReadRequest) -> Any:
         raise UnsupportedError("socket tables are read as streams, in windows")
 
     def reads_in_windows(self, table: TableInfo, options: dict[str, Any]) -> bool:
         return True
 
     def window_source(
-        self, ctx: Any, table: TableInfo, options: dict[str, Any], log_dir: Path | None
+        self, ctx: RuntimeContext, table: TableInfo, options: dict[str, Any], log_dir: Path | None
     ) -> WindowSource:
         size = window_size_of(table, options)
         return SocketSource(ctx, table, options, size, time_window_of(options), log_dir)
@@ -49,15 +50,14 @@ class SocketSource(WindowSource):
 
     def __init__(
         self,
-        ctx: Any,
+        ctx: RuntimeContext,
         table: TableInfo,
         options: dict[str, Any],
         size: int,
         seconds: float,
         log_dir: Path | None,
     ) -> None:
-        super().__init__(ctx, table, size)
-        self.options = options
+        super().__init__(ctx, table, options, size)
         self.seconds = seconds
         self.log_dir = log_dir
         self.windows: list[list[str]] = []

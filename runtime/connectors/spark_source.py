@@ -57,8 +57,9 @@ from typing import Any
 from geaflow_sql.core import types as T
 from geaflow_sql.core.catalog import TableInfo
 from geaflow_sql.core.errors import ConfigError, ExecutionError
+from runtime.context import RuntimeContext
 
-from .base import Connector, ReadRequest, WindowSource, time_window_of
+from .base import Connector, ReadRequest, WindowSource, WriteRequest, time_window_of
 
 
 def spark_options(options: dict[str, Any]) -> dict[str, str]:
@@ -86,6 +87,18 @@ def select_columns(df: Any, table: TableInfo, projection: tuple[int, ...]) -> An
     return df.select(*cols)
 
 
+def named_columns(df: Any, table: TableInfo) -> Any:
+    """Rows c0..cN as the table's own columns, named and typed (for Spark's writers)."""
+    from pyspark.sql import functions as F
+
+    return df.select(
+        *[
+            F.col(f"c{i}").cast(T.spark_sql_type(c.type)).alias(c.name)
+            for i, c in enumerate(table.columns)
+        ]
+    )
+
+
 class SparkSourceConnector(Connector):
     name = "spark"
 
@@ -93,7 +106,7 @@ class SparkSourceConnector(Connector):
         return is_stream(options) or super().reads_in_windows(table, options)
 
     def window_source(
-        self, ctx: Any, table: TableInfo, options: dict[str, Any], log_dir: Path | None
+        self, ctx: RuntimeContext, table: TableInfo, options: dict[str, Any], log_dir: Path | None
     ) -> WindowSource:
         if not is_stream(options):
             return super().window_source(ctx, table, options, log_dir)
@@ -103,32 +116,17 @@ class SparkSourceConnector(Connector):
         if not options.get("format"):
             raise ConfigError(f"table {table.name!r} of type 'spark' needs a format option")
 
-    def read(self, ctx: Any, req: ReadRequest) -> Any:
+    def read(self, ctx: RuntimeContext, req: ReadRequest) -> Any:
         fmt = str(req.table.option("format"))
         opts = spark_options(dict(req.table.options))
         df = ctx.spark.read.format(fmt).options(**opts).load()
         return select_columns(df, req.table, req.projection)
 
-    def write(
-        self,
-        ctx: Any,
-        df: Any,
-        table: TableInfo,
-        options: dict[str, Any],
-        types: list[Any],
-        *,
-        windowed: bool = False,
-    ) -> int:
-        from pyspark.sql import functions as F
-
+    def write(self, ctx: RuntimeContext, df: Any, req: WriteRequest) -> int:
+        table = req.table
         fmt = str(table.option("format"))
         opts = spark_options(dict(table.options))
-        out = df.select(
-            *[
-                F.col(f"c{i}").cast(T.spark_sql_type(c.type)).alias(c.name)
-                for i, c in enumerate(table.columns)
-            ]
-        )
+        out = named_columns(df, table)
         out.write.format(fmt).options(**opts).mode(str(table.option("mode", "append"))).save()
         return -1
 
@@ -147,16 +145,15 @@ class SparkStreamSource(WindowSource):
 
     def __init__(
         self,
-        ctx: Any,
+        ctx: RuntimeContext,
         table: TableInfo,
         options: dict[str, Any],
         seconds: float,
         log_dir: Path | None,
     ) -> None:
-        super().__init__(ctx, table, -1)
+        super().__init__(ctx, table, options, -1)
         # A later run on the same checkpoint folder continues the stream.
         self.resumable = True
-        self.options = options
         self.seconds = seconds
         self._own_dir = log_dir is None
         root = log_dir if log_dir is not None else Path(tempfile.mkdtemp(prefix="geaflow-stream-"))

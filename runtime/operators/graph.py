@@ -69,16 +69,7 @@ def vertex_values(env: Env, graph: Any, labels: tuple[str, ...], vtype: T.Struct
                 value = _cast(src if keep else None, spark_type)
             parts.append(f"{value} AS {_ident(f.name)}")
         frames.append(df.selectExpr(f"struct({', '.join(parts)}) AS v"))
-    if not frames:
-        from pyspark.sql import types as ST
-
-        return env.spark.createDataFrame(
-            [], ST.StructType([ST.StructField("v", T.to_spark_type(vtype))])
-        )
-    out = frames[0]
-    for f in frames[1:]:
-        out = out.unionByName(f)
-    return out
+    return _values_column(env, frames, "v", vtype)
 
 
 def edge_values(
@@ -116,12 +107,16 @@ def edge_values(
                     value = _cast(src if keep else None, spark_type)
                 parts.append(f"{value} AS {_ident(f.name)}")
             frames.append(df.selectExpr(f"struct({', '.join(parts)}) AS e"))
+    return _values_column(env, frames, "e", etype)
+
+
+def _values_column(env: Env, frames: list[Any], name: str, struct: T.StructType) -> Any:
+    """The labels' values as one column ``name`` (no rows when no label matched)."""
     if not frames:
         from pyspark.sql import types as ST
 
-        return env.spark.createDataFrame(
-            [], ST.StructType([ST.StructField("e", T.to_spark_type(etype))])
-        )
+        schema = ST.StructType([ST.StructField(name, T.to_spark_type(struct))])
+        return env.spark.createDataFrame([], schema)
     out = frames[0]
     for f in frames[1:]:
         out = out.unionByName(f)

@@ -6,6 +6,7 @@ from typing import Any
 
 from geaflow_sql.core.config import table_options
 from planner.logical import CollectSink, GraphSink, TableSink
+from runtime.connectors.base import WriteRequest
 from runtime.connectors.registry import connector_for
 from runtime.env import Env
 
@@ -15,7 +16,7 @@ def table_sink(env: Env, node: TableSink, inputs: list[Any]) -> Any:
     options = table_options(env.ctx.config, table)
     types = [f.type for f in node.input.schema]
     connector = connector_for(table)
-    return connector.write(env.ctx, inputs[0], table, options, types, windowed=env.windowed)
+    return connector.write(env.ctx, inputs[0], WriteRequest(table, options, types, env.windowed))
 
 
 def collect_sink(env: Env, node: CollectSink, inputs: list[Any]) -> Any:

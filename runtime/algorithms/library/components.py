@@ -128,8 +128,11 @@ def _real(dg: DistGraph, direction: str) -> Any:
 
 
 class _MinLabel(BuiltinAlgorithm):
+    """Components as the smallest label (compared as Java strings) that reaches
+    a vertex along ``direction``."""
+
     direction = "BOTH"
-    default_iterations = 20
+    has_graphframes = True
 
     def local(self, g: LocalGraph, p: dict[str, Any], max_iterations: int) -> list[np.ndarray]:
         vids = g.ids[: g.nv]
@@ -144,6 +147,12 @@ class _MinLabel(BuiltinAlgorithm):
             _string_labels(dg), _real(dg, self.direction), dg.vertex_ids(), rounds, opts
         )
 
+    def graphframes(self, dg: DistGraph, p: dict[str, Any], opts: RunOptions) -> Any:
+        from .graphframes_paths import min_label
+
+        rounds = update_rounds(p["iterations"], opts.max_iterations)
+        return min_label(dg, _string_labels(dg), _real(dg, self.direction), rounds, opts)
+
 
 def _as_strings(values: np.ndarray) -> list[str]:
     from ..java_compat import java_strings
@@ -154,25 +163,11 @@ def _as_strings(values: np.ndarray) -> list[str]:
 class WeakConnectedComponents(_MinLabel):
     signature = builtin_signature("wcc")
     direction = "BOTH"
-    has_graphframes = True
-
-    def graphframes(self, dg: DistGraph, p: dict[str, Any], opts: RunOptions) -> Any:
-        from .graphframes_paths import min_label
-
-        rounds = update_rounds(p["iterations"], opts.max_iterations)
-        return min_label(dg, _string_labels(dg), _real(dg, self.direction), rounds, opts)
 
 
 class ConnectedComponents(_MinLabel):
     signature = builtin_signature("cc")
     direction = "IN"
-    has_graphframes = True
-
-    def graphframes(self, dg: DistGraph, p: dict[str, Any], opts: RunOptions) -> Any:
-        from .graphframes_paths import min_label
-
-        rounds = update_rounds(p["iterations"], opts.max_iterations)
-        return min_label(dg, _string_labels(dg), _real(dg, self.direction), rounds, opts)
 
 
 # ---------------------------------------------------------------------------

@@ -20,6 +20,7 @@ from typing import Any
 from ..dist_graph import DistGraph, with_self
 from ..iteration import iterate
 from ..options import RunOptions
+from .rank_rule import rank_start, rank_update
 
 
 def _graph(vertices: Any, edges: Any) -> Any:
@@ -55,20 +56,8 @@ def page_rank(
     from graphframes.lib import AggregateMessages as AM
     from pyspark.sql import functions as F
 
-    ids = dg.vertex_ids()
-    outdeg = dg.edges.groupBy(F.col("src").alias("id")).agg(
-        F.count("*").cast("double").alias("outdeg")
-    )
-    real = dg.edges.select(F.col("src").alias("a"), F.col("dst").alias("b")).join(
-        ids.withColumnRenamed("id", "b"), "b", "left_semi"
-    )
-    edges = with_self(real, ids).select(F.col("a").alias("src"), F.col("b").alias("dst"), "own")
-    start = ids.join(outdeg, "id", "left").select(
-        "id",
-        F.coalesce("outdeg", F.lit(0.0)).alias("outdeg"),
-        F.lit(1.0).alias("pr"),
-        F.lit(1.0).alias("sent"),
-    )
+    start, links = rank_start(dg)
+    edges = links.select(F.col("a").alias("src"), F.col("b").alias("dst"), "own")
     own = AM.edge["own"]
     message = F.struct(
         F.when(
@@ -87,15 +76,7 @@ def page_rank(
             ],
             sendToDst=[message],
         )
-        new = F.lit(1 - damping) + F.coalesce(F.col("sum"), F.lit(0.0)) * F.lit(damping)
-        nxt = received.withColumn("new", new).select(
-            "id",
-            "outdeg",
-            F.col("new").alias("pr"),
-            F.when(F.abs(F.col("old") - F.col("new")) > F.lit(threshold), F.col("new"))
-            .otherwise(F.col("old"))
-            .alias("sent"),
-        )
+        nxt = rank_update(received, damping, threshold)
         return {"state": nxt}, None
 
     return iterate({"state": start}, step, rounds, opts)["state"].select("id", "pr")

@@ -42,7 +42,7 @@ import numpy as np
 
 from planner.algorithms import builtin_signature
 
-from ..base import AlgorithmGraph
+from ..base import AlgorithmGraph, CallContext
 from ..builtin import BuiltinAlgorithm
 from ..dist_graph import DistGraph, with_self
 from ..iteration import iterate
@@ -78,7 +78,7 @@ class IncrementalKCore(BuiltinAlgorithm):
         status = first_run_status(drop, degree)
         return [g.ids[:nv], degree, degree, status]
 
-    def run(self, ctx: Any, graph: AlgorithmGraph, args: list[Any]) -> Any:
+    def run(self, ctx: CallContext, graph: AlgorithmGraph, args: list[Any]) -> Any:
         if graph.new_edges is None:
             return super().run(ctx, graph, args)
         p = self.bind(list(args), graph.id_type)

@@ -39,7 +39,7 @@ import numpy as np
 from geaflow_sql.core.errors import ExecutionError
 from planner.algorithms import builtin_signature
 
-from ..base import AlgorithmGraph
+from ..base import AlgorithmGraph, CallContext
 from ..builtin import BuiltinAlgorithm
 from ..dist_graph import DistGraph, Needs
 from ..local_graph import LocalGraph
@@ -67,7 +67,7 @@ class IncMinimumSpanningTree(BuiltinAlgorithm):
     def needs(self, p: dict[str, Any]) -> Needs:
         return Needs(edge_props=(p["weight_column"],))
 
-    def run(self, ctx: Any, graph: AlgorithmGraph, args: list[Any]) -> Any:
+    def run(self, ctx: CallContext, graph: AlgorithmGraph, args: list[Any]) -> Any:
         if graph.new_edges is None:
             return super().run(ctx, graph, args)
         p = self.prepare(self.bind(list(args), graph.id_type), graph)

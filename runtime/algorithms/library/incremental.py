@@ -45,7 +45,7 @@ import pandas as pd
 
 from planner.algorithms import builtin_signature
 
-from ..base import AlgorithmGraph
+from ..base import AlgorithmGraph, CallContext
 from ..builtin import BuiltinAlgorithm
 from ..java_compat import java_strings
 from ..options import options_of
@@ -60,7 +60,7 @@ from .paths import AllSourceShortestPath, format_path_values
 class IncWeakConnectedComponents(BuiltinAlgorithm):
     signature = builtin_signature("inc_wcc")
 
-    def run(self, ctx: Any, graph: AlgorithmGraph, args: list[Any]) -> Any:
+    def run(self, ctx: CallContext, graph: AlgorithmGraph, args: list[Any]) -> Any:
         self.bind(list(args), graph.id_type)
         seen, growth, state = grown_graph(graph)
         ids = seen.id_array()
@@ -109,7 +109,7 @@ def merge_components(labels: np.ndarray, src: np.ndarray, dst: np.ndarray) -> np
 class IncKHop(BuiltinAlgorithm):
     signature = builtin_signature("inc_khop")
 
-    def run(self, ctx: Any, graph: AlgorithmGraph, args: list[Any]) -> Any:
+    def run(self, ctx: CallContext, graph: AlgorithmGraph, args: list[Any]) -> Any:
         k = self.bind(list(args), graph.id_type)["k"]
         seen, growth, _ = grown_graph(graph)
         if k < 1 or options_of(ctx).max_iterations < k + 2:
@@ -169,7 +169,7 @@ class PathState:
 
 
 class IncAllSourceShortestPath(AllSourceShortestPath):
-    def run(self, ctx: Any, graph: AlgorithmGraph, args: list[Any]) -> Any:
+    def run(self, ctx: CallContext, graph: AlgorithmGraph, args: list[Any]) -> Any:
         if graph.window is None:
             return super().run(ctx, graph, args)
         self.bind(list(args), graph.id_type)

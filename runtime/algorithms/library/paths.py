@@ -33,7 +33,7 @@ from scipy.sparse import csgraph
 
 from planner.algorithms import builtin_signature
 
-from ..base import AlgorithmGraph
+from ..base import AlgorithmGraph, CallContext
 from ..builtin import BuiltinAlgorithm
 from ..dist_graph import DistGraph, Needs, with_self
 from ..iteration import iterate
@@ -119,7 +119,7 @@ class SingleSourceShortestPath(BuiltinAlgorithm):
     signature = builtin_signature("sssp")
     has_graphframes = True
 
-    def run(self, ctx: Any, graph: AlgorithmGraph, args: list[Any]) -> Any:
+    def run(self, ctx: CallContext, graph: AlgorithmGraph, args: list[Any]) -> Any:
         if graph.new_edges is None:
             return super().run(ctx, graph, args)
         from .deltas import output_frame

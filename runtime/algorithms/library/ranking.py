@@ -23,10 +23,11 @@ import numpy as np
 from planner.algorithms import builtin_signature
 
 from ..builtin import BuiltinAlgorithm
-from ..dist_graph import DistGraph, with_self
+from ..dist_graph import DistGraph
 from ..iteration import iterate
 from ..local_graph import LocalGraph
 from ..options import RunOptions
+from .rank_rule import rank_start, rank_update
 
 
 class PageRank(BuiltinAlgorithm):
@@ -60,20 +61,8 @@ class PageRank(BuiltinAlgorithm):
         from pyspark.sql import functions as F
 
         alpha, threshold = float(p["damping"]), float(p["threshold"])
-        ids = dg.vertex_ids()
-        outdeg = dg.edges.groupBy(F.col("src").alias("id")).agg(
-            F.count("*").cast("double").alias("outdeg")
-        )
-        real = dg.edges.select(F.col("src").alias("a"), F.col("dst").alias("b")).join(
-            ids.withColumnRenamed("id", "b"), "b", "left_semi"
-        )
-        links = with_self(real, ids).cache()
-        start = ids.join(outdeg, "id", "left").select(
-            "id",
-            F.coalesce("outdeg", F.lit(0.0)).alias("outdeg"),
-            F.lit(1.0).alias("pr"),
-            F.lit(1.0).alias("sent"),
-        )
+        start, links = rank_start(dg)
+        links = links.cache()
 
         def step(frames: dict[str, Any], round_no: int) -> tuple[dict[str, Any], Any]:
             # One pass: own rows carry a vertex's rank and out-degree, the others
@@ -86,15 +75,7 @@ class PageRank(BuiltinAlgorithm):
                 F.max(F.when(F.col("own"), F.col("pr"))).alias("old"),
                 F.max(F.when(F.col("own"), F.col("outdeg"))).alias("outdeg"),
             )
-            new = F.lit(1 - alpha) + F.coalesce(F.col("sum"), F.lit(0.0)) * F.lit(alpha)
-            nxt = summed.withColumn("new", new).select(
-                "id",
-                "outdeg",
-                F.col("new").alias("pr"),
-                F.when(F.abs(F.col("old") - F.col("new")) > F.lit(threshold), F.col("new"))
-                .otherwise(F.col("old"))
-                .alias("sent"),
-            )
+            nxt = rank_update(summed, alpha, threshold)
             return {"state": nxt}, None
 
         frames = iterate({"state": start}, step, self.rounds(p, opts.max_iterations), opts)

@@ -155,8 +155,10 @@ def _with_layout(pairs: Any, layout: Any) -> Any:
 # ---------------------------------------------------------------------------
 
 
-class TriangleCount(BuiltinAlgorithm):
-    signature = builtin_signature("triangle_count")
+class _PerShard(BuiltinAlgorithm):
+    """Triangle counts as GeaFlow's tasks see them: one task per shard, each
+    filtering other-label vertices on its own (see the module doc)."""
+
     uses_shards = True
 
     def prepare(self, p: dict[str, Any], graph: Any) -> dict[str, Any]:
@@ -164,6 +166,10 @@ class TriangleCount(BuiltinAlgorithm):
 
     def needs(self, p: dict[str, Any]) -> Needs:
         return Needs(vertex_labels=p["vertex_label"] is not None)
+
+
+class TriangleCount(_PerShard):
+    signature = builtin_signature("triangle_count")
 
     def local(self, g: LocalGraph, p: dict[str, Any], max_iterations: int) -> list[np.ndarray]:
         if max_iterations < 2:
@@ -193,15 +199,8 @@ class TriangleCount(BuiltinAlgorithm):
         )
 
 
-class ClusterCoefficient(BuiltinAlgorithm):
+class ClusterCoefficient(_PerShard):
     signature = builtin_signature("cluster_coefficient")
-    uses_shards = True
-
-    def prepare(self, p: dict[str, Any], graph: Any) -> dict[str, Any]:
-        return {**p, "shards": int(graph.shard_count or 1)}
-
-    def needs(self, p: dict[str, Any]) -> Needs:
-        return Needs(vertex_labels=p["vertex_label"] is not None)
 
     def local(self, g: LocalGraph, p: dict[str, Any], max_iterations: int) -> list[np.ndarray]:
         if max_iterations < 3:
