@@ -33,7 +33,7 @@ _EMPTY: Mapping[Any, Any] = MappingProxyType({})
 @dataclass(frozen=True)
 class WindowRound:
     """One round of a windowed job: which window, and the job's sources
-    (``runtime.streaming.sources.WindowSource`` by table key).
+    (``runtime.connectors.base.WindowSource`` by table key).
 
     ``statement`` is the statement of the job being run, and
     ``algorithm_state`` the state incremental algorithms keep from window to

@@ -114,7 +114,7 @@ class WindowSource:
         self.size = size
         # Whether the rows are stored once for re-reading in later windows.
         self.materialize = True
-        # A source whose stream may continue in a later run (see spark_stream).
+        # A source whose stream may continue in a later run (a Spark stream).
         self.resumable = False
 
     def prepare(self) -> None:
