@@ -23,9 +23,10 @@ from .plans import PreparedPlan
 from .reads import Reads
 from .scheduler import CycleScheduler, IterationRunner
 
-# Called on each node's frame as it is built (a windowed job keeps only the
-# groups a window touched); returns the frame to use.
-Rewrite = Callable[[Env, LogicalNode, Any], Any]
+# Called on each node's frame as it is built, with the frames of its inputs
+# (a windowed job's stateful operators emit only what is new in the window:
+# runtime.streaming.emissions); returns the frame to use.
+Rewrite = Callable[[Env, LogicalNode, Any, list[Any]], Any]
 
 
 def evaluate(
@@ -54,7 +55,7 @@ def evaluate(
         inputs = [memo[id(c)] for c in current.inputs]
         frame = operator_for(current)(env, current, inputs)
         if rewrite is not None:
-            frame = rewrite(env, current, frame)
+            frame = rewrite(env, current, frame, inputs)
         memo[key] = frame
     return memo[id(node)]
 

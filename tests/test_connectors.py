@@ -92,6 +92,42 @@ def test_a_bad_row_fails_naming_file_and_line(session, tmp_path):
     assert "bad.txt" in message and "line 3" in message and "three,bad" in message
 
 
+@pytest.mark.parametrize("line", ["5", "5,ok,extra", "5,ok,"])
+def test_a_line_with_fewer_or_more_fields_than_the_table_fails(session, tmp_path, line):
+    # GeaFlow's text deserializer rejects a line whose field count is not
+    # the table's (TextDeserializer.deserialize); nothing is padded or cut.
+    path = write(tmp_path / "short.txt", f"1,ok\n{line}\n3,ok\n")
+    session.execute(
+        f"CREATE TABLE t (id bigint, v varchar) WITH (type='file', geaflow.dsl.file.path='{path}')"
+    )
+    with pytest.raises(DataError) as info:
+        session.sql("SELECT id FROM t").collect()
+    message = info.value.message
+    fields = len(line.split(","))
+    assert "short.txt line 2" in message
+    assert f"the line has {fields} fields" in message and "has 2" in message
+
+
+def test_field_counts_on_generated_lines(session, tmp_path):
+    import random
+
+    rng = random.Random(7)
+    lines, good = [], []
+    for i in range(300):
+        width = rng.choice([1, 2, 3, 3, 3, 4])
+        lines.append(",".join([str(i)] + [f"v{i}"] * (width - 1)))
+        if width == 3:
+            good.append(i)
+    path = write(tmp_path / "gen.txt", "\n".join(lines) + "\n")
+    session.execute(
+        "CREATE TABLE t (id bigint, a varchar, b varchar) WITH (type='file', "
+        f"geaflow.dsl.file.path='{path}', geaflow.dsl.file.bad.rows='skip')"
+    )
+    query = session.sql("SELECT id FROM t")
+    assert sorted(r[0] for r in query.collect()) == good
+    assert query.bad_rows_skipped == {"t": len(lines) - len(good)}
+
+
 def test_bad_rows_are_skipped_and_counted_where_the_table_says_so(session, tmp_path):
     path = write(tmp_path / "bad.txt", "1,ok\nx,bad\n3,ok\n4.5,bad\n")
     out = tmp_path / "out.txt"
@@ -195,6 +231,13 @@ def test_large_files_are_read_in_parallel_and_still_name_the_bad_line(
     with pytest.raises(DataError) as info:
         session.sql("SELECT count(*) FROM t").collect()
     assert "big.txt line 201: cannot read" in info.value.message
+    wide = write(tmp_path / "wide.txt", "".join(f"{i},v{i}\n" for i in range(200)) + "7,a,b\n")
+    session.execute(
+        f"CREATE TABLE w (id bigint, v varchar) WITH (type='file', geaflow.dsl.file.path='{wide}')"
+    )
+    with pytest.raises(DataError) as info:
+        session.sql("SELECT count(*) FROM w").collect()
+    assert "wide.txt line 201: the line has 3 fields" in info.value.message
     session.execute(
         f"CREATE TABLE ok (id bigint, v varchar) WITH (type='file', geaflow.dsl.file.path='{path}', "
         "geaflow.dsl.file.bad.rows='skip')"

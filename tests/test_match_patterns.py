@@ -202,6 +202,27 @@ def test_return_offset_is_ignored_as_geaflow_does_unless_asked_for(spark, tmp_pa
     assert [r[0] for r in s.sql(sql).collect()] == [2, 3]
 
 
+@pytest.mark.parametrize(
+    "offset,limit", [(0, 2), (1, 2), (3, 5), (4, 1), (6, 2), (2, None), (1, 0)]
+)
+def test_return_offset_without_order_by_skips_rows(mg, offset, limit):
+    # Only GeaFlow's ORDER BY sort drops the OFFSET; without one the rows are
+    # skipped as standard GQL says.  Which rows is unspecified: count them,
+    # and check they are distinct persons.
+    tail = f" OFFSET {offset}" if limit is None else f" LIMIT {limit} OFFSET {offset}"
+    got = [r[0] for r in mg.sql("MATCH (a:person) RETURN a.id" + tail).collect()]
+    people = 4
+    expected = max(0, people - offset) if limit is None else max(0, min(limit, people - offset))
+    assert len(got) == expected and len(set(got)) == expected
+    assert set(got) <= {1, 2, 3, 4}
+    # With an ORDER BY the same OFFSET is ignored (GeaFlow's top-N sort).
+    if limit is not None:
+        ordered = mg.sql(
+            f"MATCH (a:person) RETURN a.id ORDER BY a.id LIMIT {limit} OFFSET {offset}"
+        )
+        assert [r[0] for r in ordered.collect()] == [1, 2, 3, 4][:limit]
+
+
 # SQL over a graph's tables: each table reference is its own ---------------------
 
 FRIEND_OF_FRIEND = """

@@ -254,3 +254,33 @@ def test_graph_match_results_are_reachable_as_a_view(spark, tmp_path):
         ]
     finally:
         eng.dispose()
+
+
+def test_the_readme_example_runs_as_written(spark, tmp_path, monkeypatch):
+    """The README's SQLAlchemy block, verbatim, with the tables.gql it names."""
+    import re
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parent.parent
+    readme = (root / "README.md").read_text(encoding="utf-8")
+    section = readme.split("### SQLAlchemy, pandas and BI tools", 1)[1].split("\n### ", 1)[0]
+    assert "'.[sqlalchemy]'" in section, "the example must name the extra that brings SQLAlchemy"
+    pyproject = (root / "pyproject.toml").read_text(encoding="utf-8")
+    assert re.search(r'^sqlalchemy = \["sqlalchemy>=', pyproject, re.M)
+    (code,) = re.findall(r"```python\n(.*?)```", section, re.S)
+    (tmp_path / "users.txt").write_text("1,jim,15\n2,kate,22\n3,ann,31\n", encoding="utf-8")
+    (tmp_path / "tables.gql").write_text(
+        "CREATE TABLE users (id bigint, name varchar, age int) "
+        "WITH (type='file', geaflow.dsl.file.path='users.txt');",
+        encoding="utf-8",
+    )
+    monkeypatch.chdir(tmp_path)
+    # The last expression of each line is kept, so the example's values can be checked.
+    lines = code.strip().splitlines()
+    namespace: dict = {}
+    exec("\n".join(lines[:-2]), namespace)  # imports and the engine
+    frame = eval(lines[-2].split("  #")[0], namespace)
+    columns = eval(lines[-1].split("  #")[0], namespace)
+    namespace["engine"].dispose()
+    assert frame.to_dict("records") == [{"name": "kate", "age": 22}, {"name": "ann", "age": 31}]
+    assert [c["name"] for c in columns] == ["id", "name", "age"]

@@ -117,7 +117,9 @@ class ClauseRules(GraphBinderBase):
         )
         lim = constant_int(self.ctx, limit.limit, "LIMIT") if limit is not None else None
         off = (
-            (constant_int(self.ctx, self._offset(limit), "OFFSET") or 0) if limit is not None else 0
+            (constant_int(self.ctx, self._offset(limit, order), "OFFSET") or 0)
+            if limit is not None
+            else 0
         )
         sorted_node = Sort(projected, keys, lim, off)
         node = Project(
@@ -127,13 +129,18 @@ class ClauseRules(GraphBinderBase):
         )
         return state.with_node(node)
 
-    def _offset(self, limit: s.LimitClause | None) -> s.Expr | None:
-        """The OFFSET a MATCH sort applies.  GeaFlow's traversal sort keeps the
-        first LIMIT rows in order and never skips OFFSET rows; scripts written
-        for it rely on that, so OFFSET counts only where the job asks for it."""
+    def _offset(self, limit: s.LimitClause | None, order: tuple[s.OrderItem, ...]) -> s.Expr | None:
+        """The OFFSET a MATCH's ORDER BY ... LIMIT applies.  GeaFlow sorts a
+        match's paths with a top-N sort that has no offset (its ``SortInfo``
+        keeps only the fetch), so under an ORDER BY it keeps the first LIMIT
+        rows and skips none, and scripts written for it rely on that; OFFSET
+        counts there only where the job asks for it.  Without an ORDER BY the
+        OFFSET skips rows, as in standard GQL."""
         if limit is None or limit.offset is None:
             return None
-        return limit.offset if self.ctx.config.get_bool(MATCH_OFFSET) else None
+        if order and not self.ctx.config.get_bool(MATCH_OFFSET):
+            return None
+        return limit.offset
 
     # ----------------------------------------------------------------- return
     def bind_return(
@@ -154,7 +161,7 @@ class ClauseRules(GraphBinderBase):
             None,
             order,
             limit.limit if limit is not None else None,
-            self._offset(limit),
+            self._offset(limit, order),
             clause.distinct,
             span=clause.span,
         )

@@ -149,8 +149,11 @@ class FileConnector(Connector):
         policy = str(option(req.options, BAD_ROWS, "fail")).lower()
         skip = policy == "skip" or Config(req.options).get_bool(IGNORE_EXCEPTION, False)
         position = [F.col("file"), F.col("line_no")] if keep_position else []
-        if not bad_flags:
-            return with_fields.select(*parsed_cols, *position)
+        # A line has exactly one field per column, as GeaFlow's text
+        # deserializer requires: a short or long line is malformed, never
+        # padded with NULLs or cut.
+        width = F.size(F.col("__fields"))
+        bad_flags.append(width != F.lit(len(columns)))
         any_bad = F.lit(False)
         for b in bad_flags:
             any_bad = any_bad | F.coalesce(b, F.lit(False))
@@ -169,7 +172,14 @@ class FileConnector(Connector):
                 F.col("file"),
                 F.lit(" line "),
                 F.coalesce((F.col("line_no") + 1).cast("string"), F.lit("?")),
-                F.lit(f": cannot read {_row_text(req.table)} from "),
+                F.when(
+                    width != F.lit(len(columns)),
+                    F.concat(
+                        F.lit(": the line has "),
+                        width.cast("string"),
+                        F.lit(f" fields, {_row_text(req.table)} has {len(columns)}: "),
+                    ),
+                ).otherwise(F.lit(f": cannot read {_row_text(req.table)} from ")),
                 F.col("line"),
             )
             kept = checked.where(

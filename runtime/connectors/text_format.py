@@ -82,7 +82,8 @@ def format_column(F: Any, col: Any, t: Any) -> Any:
 
 
 _UNNUMBERED = re.compile(
-    r"in (?P<file>\S+) line \?: (?P<what>cannot read .*? from )(?P<line>.*)$", re.S
+    r"in (?P<file>\S+) line \?: (?P<what>cannot read .*? from |the line has .*? has \d+: )(?P<line>.*)$",
+    re.S,
 )
 
 

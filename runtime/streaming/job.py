@@ -8,10 +8,10 @@ window's graph inserts are visible to the queries after them.  What the
 statement reads in that round is passed to the evaluator as ``Reads``.
 What a statement emits per window depends on what it reads:
 
-* rows of windowed tables (no aggregation): the window's rows (``delta``);
-* an aggregation over tables: the groups the window touched, with values
-  over everything read so far (``touched``), as GeaFlow's streaming
-  aggregates do;
+* rows of windowed tables: the window's rows, through operators that keep
+  their history as GeaFlow's stream operators do (``delta``; see
+  ``emissions.py``: an aggregation emits the groups the window touched with
+  values over everything read so far, DISTINCT a row once per stream);
 * a graph this job writes: the rows of its result that are new in this
   version of the graph (``graph-delta``) — so the output of all windows
   together equals the result on the final graph; algorithms declared
@@ -39,18 +39,17 @@ from planner.statements import PlanStatement
 from runtime.connectors.base import WindowSource
 from runtime.connectors.registry import open_window_source, reads_in_windows
 from runtime.context import RuntimeContext
-from runtime.env import Env
 from runtime.evaluator import Evaluator, evaluate
 from runtime.plans import GRAPH_READS, PreparedPlan, plan_tables
 from runtime.reads import Reads, WindowRound, graph_key, table_key
 from runtime.scheduler import CycleScheduler, ExecutionCycle, FunctionCycle, RoundOutcome
 
 from .checkpoint import JobCheckpoint, fingerprint, truncate_sinks
+from .emissions import emissions
 from .fusion import can_fuse_windows
 from .incremental_match import incremental_result
 
 DELTA = "delta"
-TOUCHED = "touched"
 GRAPH_DELTA = "graph-delta"
 FULL = "full"
 
@@ -88,8 +87,6 @@ def statement_mode(ctx: RuntimeContext, plan: LogicalNode, dynamic_graphs: set[s
         if reads_dynamic and not aggregates:
             return GRAPH_DELTA
         return FULL
-    if aggregates:
-        return TOUCHED
     return DELTA
 
 
@@ -260,10 +257,9 @@ class WindowedJob:
             st.versions = now_versions
         elif st.mode == FULL:
             frame = evaluate(env.with_reads(so_far), sink.inputs[0])
-        elif st.mode == TOUCHED:
-            frame = evaluate(env.with_reads(so_far), sink.inputs[0], rewrite=_touched_groups)
         else:
-            frame = evaluate(env, sink.inputs[0])
+            # The window's rows; stateful operators add their history.
+            frame = evaluate(env, sink.inputs[0], rewrite=emissions)
         if isinstance(sink, CollectSink):
             st.collected.append(frame)
             return
@@ -349,24 +345,3 @@ class WindowCycle(ExecutionCycle):
 
     def finish(self) -> Any:
         return self.job.statements
-
-
-def _touched_groups(env: Env, node: LogicalNode, cumulative: Any) -> Any:
-    """An aggregate's groups the current window has rows for (values stay
-    cumulative); other nodes' frames as they are."""
-    if not (isinstance(node, Aggregate) and node.calls):
-        return cumulative
-    from pyspark.sql import functions as F
-
-    delta_input = evaluate(env.with_reads(replace(env.reads, so_far=False)), node.input)
-    if not node.group:
-        marker = delta_input.limit(1).select(F.lit(1).alias("__touched"))
-        return cumulative.crossJoin(marker).drop("__touched")
-    keys = delta_input.select(
-        *[F.col(f"c{g}").alias(f"__k{i}") for i, g in enumerate(node.group)]
-    ).distinct()
-    cond = None
-    for i in range(len(node.group)):
-        c = F.col(f"c{i}").eqNullSafe(F.col(f"__k{i}"))
-        cond = c if cond is None else cond & c
-    return cumulative.join(keys, cond, "left_semi")
