@@ -309,7 +309,14 @@ BUILTIN: tuple[AlgorithmSignature, ...] = (
 )
 
 _BY_NAME = {n.lower(): sig for sig in BUILTIN for n in (sig.name, *sig.aliases)}
-_BY_CLASS = {cls: sig for sig in BUILTIN for cls in sig.java_classes}
+# Apache GeaFlow's package, and TuGraph Analytics' older one (its docs use it).
+_OLD_PLAN = "com.antgroup.geaflow.dsl.udf.graph."
+_BY_CLASS = {
+    name: sig
+    for sig in BUILTIN
+    for cls in sig.java_classes
+    for name in (cls, cls.replace(_PLAN, _OLD_PLAN))
+}
 
 
 def signature_named(name: str) -> AlgorithmSignature | None:

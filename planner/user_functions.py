@@ -81,6 +81,11 @@ def load_python_class(path: str) -> Any:
     return cls
 
 
+# GeaFlow's own packages: a class there that is not mapped to a built-in is
+# not a Python module to import.
+_GEAFLOW_PACKAGES = ("org.apache.geaflow.", "com.antgroup.geaflow.")
+
+
 def resolve_function(info: FunctionInfo) -> UserFunction | BuiltinAlias:
     builtin = resolve_class_name(info.class_name)
     if builtin is not None:
@@ -89,6 +94,11 @@ def resolve_function(info: FunctionInfo) -> UserFunction | BuiltinAlias:
     if algorithm is not None:
         return BuiltinAlias(info.name, FunctionKind.ALGORITHM, algorithm.name)
     path = _CLASS_ALIASES.get(info.class_name, info.class_name)
+    if path.startswith(_GEAFLOW_PACKAGES):
+        raise CatalogError(
+            f"{info.class_name!r} is a GeaFlow class that geaflow-sql does not provide "
+            f"({path.rsplit('.', 1)[1]}); see README, Built-in functions"
+        )
     cls = load_python_class(path)
     instance = cls() if isinstance(cls, type) else cls
     if isinstance(instance, AggregateFunction):

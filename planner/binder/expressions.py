@@ -14,6 +14,7 @@ reader can scan; subqueries and graph syntax already live in their hooks.)
 from __future__ import annotations
 
 from collections.abc import Callable
+from dataclasses import replace
 from typing import Any
 
 from sqlglot import exp
@@ -47,6 +48,7 @@ from planner.user_functions import (
 )
 
 from .context import BindContext
+from .graph_functions import GRAPH_FUNCTIONS, bind_graph_function, compare_elements
 from .scope import Scope, ScopeField
 
 
@@ -327,8 +329,6 @@ class ExprBinder:
     ) -> exp.Expression:
         lt, rt = type_of(left), type_of(right)
         if isinstance(lt, T.StructType) or isinstance(rt, T.StructType):
-            from .graph_functions import compare_elements
-
             return compare_elements(self, op, left, right, node)
         common = T.common_type(lt, rt)
         if common is None:
@@ -449,8 +449,6 @@ class ExprBinder:
         if self.graph_hook is not None:
             handled = self.graph_hook.bind_function(self, e)
         else:
-            from .graph_functions import bind_graph_function
-
             handled = bind_graph_function(self, e)
         if handled is not None:
             return handled
@@ -462,6 +460,9 @@ class ExprBinder:
                 raise ValidationError(f"aggregate function {name}() is not allowed here")
             raise ValidationError(f"table function {name}() can only be used in LATERAL TABLE(...)")
         builtin = resolved.builtin if isinstance(resolved, BuiltinAlias) else name
+        if builtin.lower() != name.lower() and builtin.lower() in GRAPH_FUNCTIONS:
+            # A name for one of GeaFlow's graph element functions (its class).
+            return self._bind_FunctionCall(replace(e, name=builtin))
         spec = builtin_scalar(builtin)
         if spec is None:
             if builtin_aggregate(builtin) is not None:

@@ -30,6 +30,9 @@ GRAPH_FUNCTIONS = {
     "is_not_source_of",
     "is_destination_of",
     "is_not_destination_of",
+    "is_labeled",
+    "is_not_labeled",
+    "property_exists",
 }
 
 
@@ -87,9 +90,58 @@ def bind_graph_function(binder: Any, e: s.FunctionCall) -> exp.Expression | None
         if negated:
             cond = exp.Not(this=exp.Paren(this=cond))
         return typed(cond, T.BOOLEAN)
+    if name in ("is_labeled", "is_not_labeled") and n == 2:
+        # GeaFlow's IsLabeled / IsNotLabeled: the element's label is the name.
+        element = _element(binder, e.args[0])
+        label = binder.bind(e.args[1])
+        cond = exp.EQ(this=meta(element, T.LABEL_FIELD), expression=cast_to(label, T.VARCHAR))
+        if name == "is_not_labeled":
+            cond = exp.Not(this=exp.Paren(this=cond))
+        return typed(cond, T.BOOLEAN)
+    if name == "property_exists" and n == 2:
+        return _property_exists(binder, e)
     if name in ("id", "label", "ts", "direction"):
         return None  # e.g. a user function of that name with other arguments
-    raise ValidationError(f"{e.name}() takes {'2' if name in roles else '1'} argument(s), got {n}")
+    two = name in roles or name in ("is_labeled", "is_not_labeled", "property_exists")
+    raise ValidationError(f"{e.name}() takes {'2' if two else '1'} argument(s), got {n}")
+
+
+def _property_exists(binder: Any, e: s.FunctionCall) -> exp.Expression:
+    """Does the element have the named property: NULL for a NULL element.
+
+    GeaFlow's PropertyExists answers TRUE for every non-null element whatever
+    the name; here the answer is whether the element's label declares the
+    property, so a misspelt or other-label property answers FALSE."""
+    element = _element(binder, e.args[0])
+    name_expr = e.args[1]
+    if not isinstance(name_expr, s.Literal) or not isinstance(name_expr.value, str):
+        raise ValidationError("property_exists() takes a property name as a string literal")
+    wanted = name_expr.value.lower()
+    t = type_of(element)
+    hook = getattr(binder, "graph_hook", None)
+    graph = getattr(getattr(hook, "gb", None), "graph", None)
+    tables = () if graph is None else (graph.vertices if t.kind == "VERTEX" else graph.edges)
+    declared = {
+        table.label
+        for table in tables
+        if (not t.labels or table.label in t.labels)
+        and any(c.name.lower() == wanted for c in table.fields)
+    }
+    if graph is None:
+        answer: exp.Expression = exp.Boolean(this=t.resolve_field(name_expr.value) is not None)
+    elif not declared:
+        answer = exp.Boolean(this=False)
+    else:
+        answer = exp.In(
+            this=meta(element, T.LABEL_FIELD),
+            expressions=[exp.Literal.string(label) for label in sorted(declared)],
+        )
+    cond = exp.If(
+        this=exp.Is(this=element, expression=exp.Null()),
+        true=exp.Null(),
+        false=answer,
+    )
+    return typed(cond, T.BOOLEAN)
 
 
 def compare_elements(

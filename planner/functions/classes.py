@@ -55,7 +55,7 @@ _SCALARS = {
     "date.UnixTimeStampMillis": "unix_timestamp_millis",
     "date.WeekDay": "weekday",
     "date.WeekOfYear": "week_of_year",
-    "date.Year": "year",
+    "date.Year": "_year",
     # array
     "array.ArrayAppend": "array_append",
     "array.ArrayContains": "array_contains",
@@ -109,6 +109,20 @@ _SCALARS = {
     # other
     "other.If": "if",
     "other.IsDecimal": "is_decimal",
+    # graph elements (bound by planner.binder.graph_functions)
+    "other.Label": "label",
+    "other.VertexId": "id",
+    "other.EdgeSrcId": "srcid",
+    "other.EdgeTargetId": "targetid",
+    "other.EdgeTimestamp": "ts",
+    "other.Direction": "direction",
+    "other.IsSourceOf": "is_source_of",
+    "other.IsNotSourceOf": "is_not_source_of",
+    "other.IsDestinationOf": "is_destination_of",
+    "other.IsNotDestinationOf": "is_not_destination_of",
+    "other.IsLabeled": "is_labeled",
+    "other.IsNotLabeled": "is_not_labeled",
+    "other.PropertyExists": "property_exists",
 }
 
 for _pkg in PACKAGES:

@@ -262,7 +262,8 @@ def _lastday(args: list[exp.Expression], types: list[Any]) -> exp.Expression:
 
 _DATE_ARG = keep_dates_else_string
 
-scalar("year", 1, 1, _INT, _field("year"), arg_types=_DATE_ARG)
+# GeaFlow registers its Year class as `_year`; `year` is kept as the usual name.
+scalar("year", 1, 1, _INT, _field("year"), "_year", arg_types=_DATE_ARG)
 scalar("month", 1, 1, _INT, _field("month"), arg_types=_DATE_ARG)
 scalar("day", 1, 1, _INT, _field("day"), "dayofmonth", "day_of_month", arg_types=_DATE_ARG)
 scalar("hour", 1, 1, _INT, _hour, arg_types=_DATE_ARG)
