@@ -107,6 +107,18 @@ class ExpressionRules(Transformer):
         operand, query = values_of(ch)
         return s.InQuery(operand, query, "NOT" in tokens_of(ch), span=span_of(meta))
 
+    def in_table(self, meta: Meta, ch: list[Any]) -> s.Expr:
+        """``x IN t``: a table, view or request table used as the set of its
+        one column, ``x IN (SELECT * FROM t)``."""
+        operand, name = values_of(ch)
+        span = span_of(meta)
+        query = s.Select(
+            (s.SelectItem(s.Star(span=name.span), span=name.span),),
+            s.TableRef(name, span=name.span),
+            span=name.span,
+        )
+        return s.InQuery(operand, query, "NOT" in tokens_of(ch), span=span)
+
     def between(self, meta: Meta, ch: list[Any]) -> s.Expr:
         operand, low, high = values_of(ch)
         return s.Between(operand, low, high, "NOT" in tokens_of(ch), span=span_of(meta))

@@ -43,6 +43,21 @@ class Node:
     span: Span = field(default=NO_SPAN, compare=False, repr=False, kw_only=True)
 
 
+def descendants(root: Node) -> list[Node]:
+    """``root`` and every node below it (fields, tuples of nodes, pairs),
+    without recursion."""
+    out: list[Node] = []
+    stack: list[Any] = [root]
+    while stack:
+        item = stack.pop()
+        if isinstance(item, Node):
+            out.append(item)
+            stack.extend(getattr(item, name) for name in item.__dataclass_fields__)
+        elif isinstance(item, tuple):
+            stack.extend(item)
+    return out
+
+
 # ---------------------------------------------------------------------------
 # Names and types
 # ---------------------------------------------------------------------------

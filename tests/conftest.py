@@ -51,6 +51,8 @@ HEAVY_FIRST = (
     "test_conformance_graphs.py",
     "test_kuzu_differential.py",
     "test_conformance.py",
+    "test_sql_differential.py",
+    "test_sql2graph_differential.py",
     "test_incremental_match.py",
     "test_failover.py",
     "test_graph_stores.py",

@@ -256,3 +256,42 @@ def test_a_table_named_twice_binds_twice_with_rules_on_and_off(spark, tmp_path, 
     assert rows(s, FRIEND_OF_FRIEND) == [(1, 3), (1, 4), (2, 4)]
     # software 10 was created by 1 and 3, software 11 by 3 and 4.
     assert rows(s, JOIN_ONTO_GROUPED_PATH) == [(1, 10, 3), (3, 10, 3), (3, 11, 4), (4, 11, 4)]
+
+
+# A request table (or any table) as a set of values: `x IN name` ---------------
+
+
+def test_request_table_as_a_value_set(mg):
+    top = (
+        "WITH top AS (MATCH (p:person) RETURN p.id AS pid ORDER BY p.age DESC LIMIT 2) "
+        "MATCH (a:person WHERE id IN top)-[e:knows]->(b) RETURN a.id, b.id"
+    )
+    # The two oldest are cat (3) and dan (4); only cat knows someone.
+    assert rows(mg, top) == [(3, 4)]
+    negated = top.replace("WHERE id IN top", "WHERE id NOT IN top")
+    assert rows(mg, negated) == [(1, 2), (1, 3), (2, 3)]
+    # Used as a set only, the request does not multiply the paths by its rows.
+    sql_request = (
+        "WITH ids AS (SELECT * FROM (VALUES (1), (2), (2)) AS t(id)) "
+        "MATCH (a:person WHERE a.id IN ids)-[e:knows]->(b) RETURN a.id, b.id"
+    )
+    assert rows(mg, sql_request) == [(1, 2), (1, 3), (2, 3)]
+    # Reading its columns still runs the query once per request row.
+    per_row = (
+        "WITH p AS (SELECT * FROM (VALUES (1), (2)) AS t(id)) "
+        "MATCH (a:person WHERE a.id IN p)-[e:knows]->(b) RETURN p.id, a.id, b.id"
+    )
+    assert rows(mg, per_row) == [(1, 1, 2), (1, 1, 3), (1, 2, 3), (2, 1, 2), (2, 1, 3), (2, 2, 3)]
+
+
+def test_in_a_table_name_in_sql_and_its_errors(mg):
+    mg.execute("CREATE VIEW young AS SELECT id FROM person WHERE age < 31")
+    assert rows(mg, "MATCH (a:person WHERE a.id IN young) RETURN a.name") == [("ann",), ("bob",)]
+    assert rows(mg, "SELECT count(*) FROM (VALUES (1), (5)) AS t(x) WHERE x IN young") == [(1,)]
+    from geaflow_sql.core.errors import GeaflowError
+
+    mg.execute("CREATE VIEW wide AS SELECT id, age FROM person")
+    with pytest.raises(GeaflowError) as info:
+        mg.sql("MATCH (a:person WHERE a.id IN wide) RETURN a.id").collect()
+    assert "one column" in info.value.message
+    assert (info.value.line, info.value.column) == (1, 23)  # the IN expression

@@ -154,7 +154,11 @@ def test_correlated_scalar_aggregate(db):
         "(SELECT sum(o.amount) FROM orders o WHERE o.uid = u.id AND o.amount > 6) AS big "
         "FROM users u WHERE u.id < 5",
     )
-    assert rows == [("bob", 0, None), ("jim", 2, 20.0), ("kate", 1, 7.25), ("lucy", 1, None)]
+    # A correlated subquery without matching rows is its aggregate over no rows:
+    # count 0 and, GeaFlow's SUM starting from 0, sum 0 (as uncorrelated).
+    assert rows == [("bob", 0, 0.0), ("jim", 2, 20.0), ("kate", 1, 7.25), ("lucy", 1, 0.0)]
+    uncorrelated = qs(db, "SELECT (SELECT sum(o.amount) FROM orders o WHERE o.uid < 0) AS s")
+    assert uncorrelated == [(0.0,)]
 
 
 def test_non_equality_correlation_is_unsupported_with_a_position(db):

@@ -22,6 +22,9 @@ class BindContext:
     parameters: Any = None
     # Views being expanded (to report recursive definitions instead of looping).
     expanding_views: tuple[str, ...] = ()
+    # Request tables (``WITH p AS (...)`` before a graph query) in scope, by
+    # lower-cased name: FROM and ``x IN p`` read them as tables.
+    request_tables: dict[str, Any] = field(default_factory=dict)
     # User scalar functions the statement calls, by Spark name (they travel
     # on the bound statement: the runtime registers them before it runs).
     scalar_udfs: dict[str, Any] = field(default_factory=dict)

@@ -315,14 +315,19 @@ class ExprBinder:
                 typed(exp.IntDiv(this=paren(left), expression=paren(right)), T.BIGINT), result
             )
         node: Any = ARITHMETIC[op](this=paren(left), expression=paren(right))
-        out = typed(node, result)
-        if (
-            result.is_integer
-            and result.name != "BIGINT"
-            and (type_of(left).name == "BIGINT" or type_of(right).name == "BIGINT")
-        ):
-            return out
-        return out
+        if op in ("/", "%") and result.name in ("DOUBLE", "FLOAT"):
+            # Java's floating point: x / 0 is +-Infinity (NaN for 0 / 0) and
+            # x % 0 is NaN, where Spark's non-ANSI arithmetic gives NULL.
+            at_zero = (
+                "{0} * CAST('Infinity' AS DOUBLE)" if op == "/" else "{0} * CAST('NaN' AS DOUBLE)"
+            )
+            node = template(
+                f"CASE WHEN {{1}} = 0 THEN {at_zero} ELSE {{2}} END",
+                cast_to(left, T.DOUBLE),
+                right,
+                typed(node, result),
+            )
+        return typed(node, result)
 
     def compare(
         self, op: str, left: exp.Expression, right: exp.Expression, node: s.Node
@@ -526,6 +531,8 @@ class ExprBinder:
         return self.subquery_hook.scalar(self, e)
 
     def _bind_InQuery(self, e: s.InQuery) -> exp.Expression:
+        if self.subquery_hook is None and self.graph_hook is not None:
+            return self.graph_hook.in_query(self, e)
         if self.subquery_hook is None:
             raise UnsupportedError("IN (subquery) is not allowed here")
         return self.subquery_hook.in_query(self, e)

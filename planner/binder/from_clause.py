@@ -46,6 +46,9 @@ class FromRules(QueryBinderBase):
         parts = item.name.parts
         catalog = self.ctx.catalog
         relation = item.alias or item.name.last
+        request = self.ctx.request_tables.get(parts[0].lower()) if len(parts) == 1 else None
+        if request is not None:
+            return self._renamed(request, relation, item.column_aliases, item)
         table = catalog.table(parts)
         if table is not None:
             options = tuple(table_options(self.ctx.config, table).items())

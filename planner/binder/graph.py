@@ -39,14 +39,30 @@ class GraphQueryBinder(PatternRules, ClauseRules):
     def bind(self, q: s.GraphQuery) -> LogicalNode:
         self._setup(q)
         state = PathState(None)
+        request_key = None
         if q.request is not None:
             req = self.qb.bind_query(q.request.query).node
-            # Requests are a set: a repeated request row is answered once.
-            req = Aggregate(req, tuple(range(len(req.schema))), (), req.schema)
-            state = PathState(
-                req,
-                [ScopeField(f.name, f.type, i, q.request.name) for i, f in enumerate(req.schema)],
-            )
+            # Requests are a set: a repeated request row is answered once (in
+            # a stream, once per window: this is not the query's DISTINCT).
+            req = Aggregate(req, tuple(range(len(req.schema))), (), req.schema, internal=True)
+            request_key = q.request.name.lower()
+            self.ctx.request_tables[request_key] = req
+            if _runs_per_request_row(q, request_key):
+                # The query runs once per request row, which its rows carry.
+                state = PathState(
+                    req,
+                    [
+                        ScopeField(f.name, f.type, i, q.request.name)
+                        for i, f in enumerate(req.schema)
+                    ],
+                )
+        try:
+            return self._bind_clauses(q, state)
+        finally:
+            if request_key is not None:
+                self.ctx.request_tables.pop(request_key, None)
+
+    def _bind_clauses(self, q: s.GraphQuery, state: PathState) -> LogicalNode:
         clauses = list(q.clauses)
         returned = False
         result: LogicalNode | None = None
@@ -123,3 +139,20 @@ class GraphQueryBinder(PatternRules, ClauseRules):
 
     def hook(self, state: PathState) -> GraphHook:
         return GraphHook(self, state)
+
+
+def _runs_per_request_row(q: s.GraphQuery, name: str) -> bool:
+    """A graph query runs once per request row (GeaFlow's parameterised
+    query), unless it uses the request only as a set of values (``x IN p``)
+    and reads none of its columns (``p.col``, ``p.*``)."""
+    as_set = False
+    for clause in q.clauses:
+        for node in s.descendants(clause):
+            base = node.base if isinstance(node, s.Field) else None
+            if isinstance(node, s.Star):
+                base = node.qualifier
+            if isinstance(base, s.Column) and base.name.lower() == name:
+                return True
+            if isinstance(node, s.TableRef) and [p.lower() for p in node.name.parts] == [name]:
+                as_set = True
+    return not as_set

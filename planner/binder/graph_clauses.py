@@ -80,7 +80,7 @@ class ClauseRules(GraphBinderBase):
             exp.Dot(this=ref(idx, t_struct), expression=exp.Identifier(this=stored, quoted=True)), t
         )
         values = Project(state.node, (key, value), (Field("id", type_of(key)), Field(name, t)))
-        overlay = Aggregate(values, (0, 1), (), values.schema)
+        overlay = Aggregate(values, (0, 1), (), values.schema, internal=True)
         self.global_fields.append((name, t, overlay))
         # Vertices bound before the LET see the value too.
         for f in list(state.fields):

@@ -95,6 +95,25 @@ class GraphHook:
 
         return compare_elements(binder, op, left, right, node)
 
+    # Subqueries -----------------------------------------------------------------
+    def in_query(self, binder: ExprBinder, e: s.InQuery) -> exp.Expression:
+        """``x IN (subquery)`` (or ``x IN t``) in a graph clause: the subquery
+        is joined to the paths as in SQL, its columns appended hidden."""
+        from .subqueries import SubqueryHook
+
+        state = self.state
+        assert state.node is not None
+        sub = SubqueryHook(self.gb.qb, state.node, binder.scope)
+        found = sub.in_query(binder, e)
+        appended = [
+            ScopeField(_hidden("in"), f.type, i, None, True)
+            for i, f in enumerate(sub.node.schema)
+            if i >= state.width
+        ]
+        self.state = PathState(sub.node, list(state.fields) + appended)
+        binder.scope = self.state.scope()
+        return found
+
     # Path subqueries -------------------------------------------------------------
     def exists_path(self, binder: ExprBinder, e: s.Exists) -> exp.Expression:
         assert e.path is not None
@@ -152,7 +171,9 @@ class GraphHook:
             tuple(ref(f.index, f.type) for f in key_fields),
             tuple(Field(f.name, f.type) for f in key_fields),
         )
-        distinct = Aggregate(key_project, tuple(range(len(keys))), (), key_project.schema)
+        distinct = Aggregate(
+            key_project, tuple(range(len(keys))), (), key_project.schema, internal=True
+        )
         base = PathState(
             distinct,
             [ScopeField(f.name, f.type, i, f.relation, f.hidden) for i, f in enumerate(key_fields)],

@@ -58,7 +58,7 @@ class PatternRules(GraphBinderBase):
             tuple(ref(f.index, f.type) for f in kept),
             tuple(Field(f.name, f.type) for f in kept),
         )
-        node = Aggregate(node, tuple(range(len(kept))), (), node.schema)
+        node = Aggregate(node, tuple(range(len(kept))), (), node.schema, internal=True)
         return PathState(node, fields)
 
     def bind_pattern_union(self, state: PathState, union: s.PatternUnion) -> PathState:
@@ -103,7 +103,7 @@ class PatternRules(GraphBinderBase):
         node: LogicalNode = Union((align(a), align(b)), True)
         if distinct:
             width = len(out_fields)
-            node = Aggregate(node, tuple(range(width)), (), node.schema)
+            node = Aggregate(node, tuple(range(width)), (), node.schema, internal=True)
         return PathState(node, out_fields)
 
     def _label_check(self, labels: tuple[str, ...], vertex: bool, at: s.Node) -> tuple[str, ...]:

@@ -119,14 +119,39 @@ class SubqueryHook:
         )
         sub = self._plan(grouped)
         offset = self._marked(sub, None, corr.outer_keys)
-        value = ref(offset + len(keys), sub.schema[len(keys)].type)
-        item = select.items[0].expr
-        if isinstance(item, s.FunctionCall) and item.name.upper() == "COUNT":
-            # No matching rows count 0, not null.
-            return typed(
-                exp.Coalesce(this=value, expressions=[exp.Literal.number(0)]), type_of(value)
+        vtype = sub.schema[len(keys)].type
+        value = ref(offset + len(keys), vtype)
+        marker = ref(offset + len(sub.schema), T.BOOLEAN)
+        # An outer row no inner row matches gets the aggregate over no rows
+        # (COUNT 0, SUM 0 as GeaFlow sums, count(*) + 1 is 1, MAX null), not
+        # null: the same select over an empty input, one row, joined once.
+        try:
+            empty = self._plan(
+                s.Select(
+                    select.items,
+                    select.from_,
+                    s.Literal(False, "bool", "FALSE", span=select.span),
+                    span=select.span,
+                )
             )
-        return value
+        except GeaflowError:
+            empty = None  # the item reads the outer row: keep null
+        if empty is None or len(empty.schema) != 1:
+            return value
+        at = self._append(empty, "CROSS", None)
+        common = T.common_type(vtype, empty.schema[0].type) or vtype
+        return typed(
+            exp.Case(
+                ifs=[
+                    exp.If(
+                        this=exp.Is(this=marker, expression=exp.Null()),
+                        true=cast_to(ref(at, empty.schema[0].type), common),
+                    )
+                ],
+                default=cast_to(value, common),
+            ),
+            common,
+        )
 
     def in_query(self, binder: ExprBinder, e: s.InQuery) -> exp.Expression:
         operand = binder.bind(e.operand)
@@ -156,11 +181,40 @@ class SubqueryHook:
                 T.BOOLEAN,
             )
             offset = self._marked(sub, match, corr.outer_keys)
-            return self._found(offset + len(sub.schema), e.negated)
+            found: exp.Expression = ref(offset + len(sub.schema), T.BOOLEAN)
+            # Three-valued IN per outer row: the inner rows of its keys counted,
+            # and their non-null values, as in the uncorrelated case below.
+            from .correlation import key_condition
+
+            k = len(keys)
+            counts = Aggregate(
+                sub,
+                tuple(range(k)),
+                (
+                    AggCall("COUNT", (), False, T.BIGINT),
+                    AggCall("COUNT", (k,), False, T.BIGINT),
+                ),
+                sub.schema[:k] + (Field("$rows", T.BIGINT), Field("$values", T.BIGINT)),
+                internal=True,
+            )
+            at = len(self.node.schema)
+            self._append(
+                counts,
+                "LEFT",
+                and_all(
+                    [
+                        key_condition(key, ref(at + j, counts.schema[j].type))
+                        for j, key in enumerate(corr.outer_keys)
+                    ]
+                ),
+            )
+            return self._three_valued(
+                found, ref(at + k, T.BIGINT), ref(at + k + 1, T.BIGINT), operand, e.negated
+            )
         sub = self._plan(e.query)
         if len(sub.schema) != 1:
             raise ValidationError("IN (subquery) needs a subquery with one column")
-        distinct = Aggregate(sub, (0,), (), sub.schema)
+        distinct = Aggregate(sub, (0,), (), sub.schema, internal=True)
         marked = Project(
             distinct,
             (ref(0, sub.schema[0].type), typed(exp.Boolean(this=True), T.BOOLEAN)),
@@ -185,16 +239,30 @@ class SubqueryHook:
             (),
             (AggCall("COUNT", (), False, T.BIGINT), AggCall("COUNT", (0,), False, T.BIGINT)),
             (Field("$rows", T.BIGINT), Field("$values", T.BIGINT)),
+            internal=True,
         )
         c = self._append(counts, "CROSS", None)
-        hit, miss = ("FALSE", "TRUE") if e.negated else ("TRUE", "FALSE")
+        return self._three_valued(found, ref(c, T.BIGINT), ref(c + 1, T.BIGINT), operand, e.negated)
+
+    @staticmethod
+    def _three_valued(
+        found: exp.Expression,
+        rows: exp.Expression,
+        values: exp.Expression,
+        operand: exp.Expression,
+        negated: bool,
+    ) -> exp.Expression:
+        """SQL's ``x [NOT] IN (...)``: a match is TRUE; no match is UNKNOWN
+        when ``x`` is null or the (non-empty) set holds a null, else FALSE.
+        ``rows``/``values``: the set's rows and non-null values (null: none)."""
+        hit, miss = ("FALSE", "TRUE") if negated else ("TRUE", "FALSE")
         return typed(
             template(
-                f"CASE WHEN {{0}} IS NOT NULL THEN {hit} WHEN {{1}} = 0 THEN {miss} "
+                f"CASE WHEN {{0}} IS NOT NULL THEN {hit} WHEN COALESCE({{1}}, 0) = 0 THEN {miss} "
                 f"WHEN {{3}} IS NULL OR {{1}} > {{2}} THEN NULL ELSE {miss} END",
                 found,
-                ref(c, T.BIGINT),
-                ref(c + 1, T.BIGINT),
+                rows,
+                values,
                 operand,
             ),
             T.BOOLEAN,
@@ -229,6 +297,7 @@ class SubqueryHook:
             (),
             (self.qb.count_call(),),
             (Field("n", T.BIGINT),),
+            internal=True,
         )
         offset = self._append(counted, "CROSS", None)
         return typed(

@@ -106,6 +106,10 @@ def prune_columns(plan: LogicalNode) -> LogicalNode:
         if isinstance(node, Aggregate):
             k = len(node.group)
             calls = [i for i in range(len(node.calls)) if (k + i) in required]
+            if not node.group and node.calls and not calls:
+                # A global aggregate is one row even over no input: keeping one
+                # call keeps it global (with none it would be a DISTINCT of nothing).
+                calls = [0]
             needed = set(node.group)
             for i in calls:
                 needed |= set(node.calls[i].args)

@@ -24,6 +24,11 @@ evaluator's rewrite hook), following GeaFlow's stream operators:
   sql2graph rewrite answers on a graph that grows.  A join of a stream with
   a table that does not change is the window's rows joined with the table.
 
+This applies to statements over tables.  A statement that reads a graph
+with requests streamed from a table answers each window's requests on the
+graph as it is then, keeping nothing (``job.py``), as GeaFlow's
+parameterised queries do.
+
 "Every row so far" is evaluated as such (the sources' rows up to this
 window, ``Reads.so_far``), which is exact for an input made of row-wise
 operators, distinct operators and joins.

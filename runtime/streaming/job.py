@@ -67,6 +67,10 @@ class JobStatement:
     collected: list[Any] = field(default_factory=list)
     last_result: Any = None
 
+    @property
+    def reads_graph(self) -> bool:
+        return any(isinstance(n, GRAPH_READS) for n in walk(self.plan))
+
 
 def statement_mode(ctx: RuntimeContext, plan: LogicalNode, dynamic_graphs: set[str]) -> str:
     nodes = walk(plan)
@@ -257,6 +261,10 @@ class WindowedJob:
             st.versions = now_versions
         elif st.mode == FULL:
             frame = evaluate(env.with_reads(so_far), sink.inputs[0])
+        elif st.reads_graph:
+            # Requests streamed from a table, each answered on the graph as it
+            # is when it arrives: the window's requests, nothing kept.
+            frame = evaluate(env, sink.inputs[0])
         else:
             # The window's rows; stateful operators add their history.
             frame = evaluate(env, sink.inputs[0], rewrite=emissions)
