@@ -211,8 +211,9 @@ def _temporal_decimal_binary_literal(value: Any) -> exp.Expression | None:
         return typed(exp.Cast(this=exp.Literal.string(text), to=to), t)
 
     if isinstance(value, dt.datetime):
-        if value.tzinfo is not None:  # sessions run in UTC
-            value = value.astimezone(dt.timezone.utc).replace(tzinfo=None)
+        if value.tzinfo is not None:
+            # the instant, whatever the session's time zone: an offset in the text
+            value = value.astimezone(dt.timezone.utc)
         return cast(value.isoformat(sep=" "), T.TIMESTAMP)
     if isinstance(value, dt.date):
         return cast(value.isoformat(), T.DATE)

@@ -41,6 +41,7 @@ from .jobs import JobTags
 from .plans import PreparedPlan, prepare, reads_windows
 from .results import QueryResult, StatementResult
 from .scheduler import CycleScheduler
+from .spark_adapter import use_time_zone
 from .streaming.job import WindowedJob
 from .udfs import ensure_registered
 
@@ -156,6 +157,7 @@ class ScriptRun:
         spark = self._spark()
         self.ctx.spark = spark
         ensure_registered(spark, prepared.udfs)
+        use_time_zone(spark, self.ctx.config.time_zone())
         return spark
 
     def _batch(self, bound: PlanStatement) -> StatementResult:

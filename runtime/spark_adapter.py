@@ -137,6 +137,32 @@ def default_driver_memory() -> str:
     return f"{gib}g"
 
 
+# The time zone each SparkSession had before a job set its own (by id).
+_STARTING_ZONE: dict[int, str] = {}
+
+
+def use_time_zone(spark: Any, zone: str | None) -> None:
+    """Make ``zone`` the session's time zone for the statements about to be
+    planned, or give back the zone the session started with when None.
+
+    Spark fixes a timestamp expression's zone when its DataFrame is analysed,
+    so setting it before planning is enough, even for rows fetched later."""
+    key = "spark.sql.session.timeZone"
+    current = spark.conf.get(key)
+    starting = _STARTING_ZONE.setdefault(id(spark), current)
+    wanted = zone or starting
+    if wanted == current:
+        return
+    try:
+        spark.conf.set(key, wanted)
+    except Exception as err:
+        text = str(err).splitlines()[0] if str(err) else type(err).__name__
+        raise ConfigError(
+            f"time zone {wanted!r} is not one Spark knows (a region like 'Asia/Shanghai' "
+            f"or an offset like '+08:00'): {text}"
+        ) from None
+
+
 def create_session(master: str | None = None, conf: dict[str, Any] | None = None) -> Any:
     """A SparkSession for ``master`` (local by default, or ``sc://`` for Spark Connect)."""
     from pyspark.sql import SparkSession

@@ -235,3 +235,18 @@ def test_a_missing_table_is_reported(session, postgres):
     message = info.value.message
     assert "cannot read jdbc table 'ghost'" in message
     assert 'relation "no_such_table" does not exist' in message
+
+
+def test_columns_are_taken_by_position_as_in_geaflow(session, postgres):
+    """GeaFlow's JDBC source reads ``SELECT *`` and takes a row's column i as
+    the table's column i: names need not match, extra columns are not read."""
+    session.execute(_table("renamed", postgres, "people", "pid bigint, who varchar, years int"))
+    rows = session.sql("SELECT pid, who, years FROM renamed ORDER BY pid").collect()
+    assert rows == [(1, "jim", 20), (2, "kate", 31), (3, "lucy", 45), (4, "bob", 18)]
+    # a projection reads the right column, not the first ones
+    assert session.sql("SELECT years FROM renamed WHERE pid = 3").collect() == [(45,)]
+    session.execute(_table("wide", postgres, "copies", "a bigint, b varchar, c int, d int"))
+    with pytest.raises(GeaflowError) as info:
+        session.sql("SELECT a FROM wide").collect()
+    assert "declares 4 columns but copies has 3" in info.value.message
+    assert "by position" in info.value.message

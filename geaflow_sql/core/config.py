@@ -103,6 +103,13 @@ JOB_CHECKPOINT_DIR = Key(
     "geaflow.dsl.checkpoint.dir", None, "durable folder for window checkpoints of a streaming job"
 )
 
+TIME_ZONE = Key(
+    "geaflow.dsl.time.zone",
+    None,
+    "time zone of timestamps and date functions (default: spark.sql.session.timeZone, UTC)",
+)
+SPARK_TIME_ZONE = "spark.sql.session.timeZone"
+
 TRACE_CYCLES = Key(
     "geaflow.dsl.trace.cycles",
     False,
@@ -141,6 +148,7 @@ KNOWN_KEYS: dict[str, Key] = {
         RESOURCE_ROOT,
         BAD_ROW_POLICY,
         JOB_CHECKPOINT_DIR,
+        TIME_ZONE,
         TRACE_CYCLES,
     )
 }
@@ -212,6 +220,12 @@ class Config(Mapping[str, Any]):
             return False
         name = key.name if isinstance(key, Key) else key
         raise ConfigError(f"configuration {name} must be true or false, got {value!r}")
+
+    def time_zone(self) -> str | None:
+        """The zone set for this job (``geaflow.dsl.time.zone``, else Spark's
+        key), or None to keep the Spark session's own."""
+        zone = self.get_str(TIME_ZONE) or self.get_str(SPARK_TIME_ZONE)
+        return zone.strip() if zone and zone.strip() else None
 
     def disabled_rules(self) -> frozenset[str]:
         text = self.get_str(DISABLED_RULES) or ""

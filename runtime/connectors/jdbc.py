@@ -4,7 +4,9 @@
     geaflow.dsl.jdbc.partition.num / partition.column / partition.lowerbound / partition.upperbound
 
 Runs on Spark's JDBC source; drivers installed by Debian packages (PostgreSQL,
-H2, SQLite) are put on Spark's classpath automatically.
+H2, SQLite) are put on Spark's classpath automatically.  As in GeaFlow, a row's
+columns are taken by position (the database table's first columns, whatever
+their names); rows are written by name (``INSERT INTO t (declared names)``).
 """
 
 from __future__ import annotations
@@ -17,7 +19,7 @@ from runtime.context import RuntimeContext
 
 from .base import Connector, ReadRequest, WriteRequest
 from .file import option
-from .spark_source import named_columns, select_columns
+from .spark_source import named_columns
 
 PREFIX = "geaflow.dsl.jdbc."
 
@@ -46,6 +48,28 @@ def jdbc_options(table: TableInfo) -> dict[str, str]:
     return out
 
 
+def columns_by_position(df: Any, table: TableInfo, projection: tuple[int, ...]) -> Any:
+    """The table's columns as the database table's first columns, in order,
+    whatever their names: GeaFlow's JDBC source reads ``SELECT *`` and takes
+    column i of a row as the table's column i (extra columns are not read)."""
+    from pyspark.sql import functions as F
+
+    from geaflow_sql.core import types as T
+
+    if len(df.columns) < len(table.columns):
+        raise ConfigError(
+            f"jdbc table {table.name!r} declares {len(table.columns)} columns but "
+            f"{option(dict(table.options), PREFIX + 'table.name')} has {len(df.columns)} "
+            f"({', '.join(df.columns)}); columns are matched by position, as in GeaFlow"
+        )
+    return df.select(
+        *[
+            F.col(f"`{df.columns[i]}`").cast(T.spark_sql_type(table.columns[i].type)).alias(f"c{n}")
+            for n, i in enumerate(projection)
+        ]
+    )
+
+
 class JdbcConnector(Connector):
     name = "jdbc"
 
@@ -65,7 +89,7 @@ class JdbcConnector(Connector):
                 f"cannot read jdbc table {req.table.name!r} "
                 f"({options['dbtable']} at {options['url']}): {translate(err).message}"
             ) from None
-        return select_columns(df, req.table, req.projection)
+        return columns_by_position(df, req.table, req.projection)
 
     def write(self, ctx: RuntimeContext, df: Any, req: WriteRequest) -> int:
         out = named_columns(df, req.table)
