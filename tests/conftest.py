@@ -43,6 +43,22 @@ def write(path: Path, text: str) -> Path:
     return path
 
 
+SPLIT = "---"  # the line a windowed test's file sink writes between windows
+
+
+def windows_of(path: Path) -> list[list[str]]:
+    """A windowed sink's output, window by window (lines split at ``SPLIT``)."""
+    chunks: list[list[str]] = [[]]
+    for line in path.read_text(encoding="utf-8").splitlines():
+        if line == SPLIT:
+            chunks.append([])
+        else:
+            chunks[-1].append(line)
+    if chunks and not chunks[-1]:
+        chunks.pop()
+    return chunks
+
+
 # Test files that take minutes, heaviest first (from ``--durations`` of full
 # runs).  With ``--dist loadfile --no-loadscope-reorder`` xdist hands out whole
 # files in collection order, so starting the long ones first keeps a worker

@@ -25,22 +25,9 @@ from pathlib import Path
 import networkx as nx
 import pytest
 
-from tests.conftest import write
+from tests.conftest import SPLIT, windows_of, write
 
-SPLIT = "---"
 NEVER = 9999  # an id no vertex ever has
-
-
-def windows_of(path: Path) -> list[list[str]]:
-    chunks: list[list[str]] = [[]]
-    for line in path.read_text(encoding="utf-8").splitlines():
-        if line == SPLIT:
-            chunks.append([])
-        else:
-            chunks[-1].append(line)
-    if chunks and not chunks[-1]:
-        chunks.pop()
-    return chunks
 
 
 def random_stream(seed: int, n: int = 10, m: int = 16) -> tuple[list[int], list[tuple[int, int]]]:

@@ -25,21 +25,15 @@ from pathlib import Path
 
 import pytest
 
-from tests.conftest import write
+from tests.conftest import SPLIT, windows_of, write
 
-SPLIT = "---"
 # Keys are numbers: a text field reads NULL as `null` only for non-string types.
 KEYS = [1, 2, 3, None]
 
 
-def windows_of(path: Path, count: int) -> list[list[str]]:
-    chunks: list[list[str]] = [[]]
-    for line in path.read_text(encoding="utf-8").splitlines():
-        if line == SPLIT:
-            chunks.append([])
-        else:
-            chunks[-1].append(line)
-    chunks = [sorted(c) for c in chunks][:count]
+def sorted_windows(path: Path, count: int) -> list[list[str]]:
+    """``count`` windows of the sink's output, each sorted."""
+    chunks = [sorted(c) for c in windows_of(path)][:count]
     return chunks + [[] for _ in range(count - len(chunks))]
 
 
@@ -205,5 +199,5 @@ def test_each_operator_emits_per_window_as_geaflow_does(session, tmp_path, size,
     session.execute("\n".join(script))
     model = Model(src, src2, size)
     for name in QUERIES:
-        got = windows_of(tmp_path / f"out_{name}.txt", model.count)
+        got = sorted_windows(tmp_path / f"out_{name}.txt", model.count)
         assert got == expected(model, name), (name, src, src2)

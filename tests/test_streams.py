@@ -14,22 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.conftest import write
-
-SPLIT = "---"
-
-
-def windows_of(path: Path) -> list[list[str]]:
-    """The sink's output, window by window."""
-    chunks: list[list[str]] = [[]]
-    for line in path.read_text(encoding="utf-8").splitlines():
-        if line == SPLIT:
-            chunks.append([])
-        else:
-            chunks[-1].append(line)
-    if chunks and not chunks[-1]:
-        chunks.pop()
-    return chunks
+from tests.conftest import SPLIT, windows_of, write
 
 
 def sink(name: str, columns: str, path: str) -> str:
