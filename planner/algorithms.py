@@ -25,6 +25,7 @@ from geaflow_sql.core.errors import ValidationError
 REQUIRED: Any = type("Required", (), {"__repr__": lambda self: "REQUIRED"})()
 ID = "ID"  # an output column typed as the graph's vertex id
 _PLAN = "org.apache.geaflow.dsl.udf.graph."
+_LDBC = "org.apache.geaflow.dsl.udf.ldbc."
 
 
 @dataclass(frozen=True, slots=True)
@@ -306,16 +307,44 @@ BUILTIN: tuple[AlgorithmSignature, ...] = (
         incremental=True,
         check=_check_inc_mst,
     ),
+    # GeaFlow's LDBC BI vertex programs (runtime.algorithms.library.ldbc).
+    AlgorithmSignature(
+        "bi15_connection",
+        (
+            Param("person1", "id"),
+            Param("person2", "id"),
+            Param("start_date", "int"),
+            Param("end_date", "int"),
+        ),
+        (Output("distance", T.DOUBLE),),
+        (_LDBC + "BIConnectionPathAlgorithm",),
+    ),
+    AlgorithmSignature(
+        "bi19_interaction",
+        (Param("city1", "id"), Param("city2", "id")),
+        (
+            Output("person1Id", T.BIGINT),
+            Output("person2Id", T.BIGINT),
+            Output("totalWeight", T.BIGINT),
+        ),
+        (_LDBC + "BICityInteractionAlgorithm",),
+    ),
+    AlgorithmSignature(
+        "bi20_recruitment",
+        (Param("person", "id"),),
+        (Output("id", T.BIGINT), Output("distance", T.BIGINT)),
+        (_LDBC + "BIRecruitmentAlgorithm",),
+    ),
 )
 
 _BY_NAME = {n.lower(): sig for sig in BUILTIN for n in (sig.name, *sig.aliases)}
 # Apache GeaFlow's package, and TuGraph Analytics' older one (its docs use it).
-_OLD_PLAN = "com.antgroup.geaflow.dsl.udf.graph."
+_NEW_ROOT, _OLD_ROOT = "org.apache.geaflow.", "com.antgroup.geaflow."
 _BY_CLASS = {
     name: sig
     for sig in BUILTIN
     for cls in sig.java_classes
-    for name in (cls, cls.replace(_PLAN, _OLD_PLAN))
+    for name in (cls, cls.replace(_NEW_ROOT, _OLD_ROOT, 1))
 }
 
 

@@ -38,6 +38,18 @@ def translate(err: BaseException) -> GeaflowError:
         if m:
             # Rows of large files are read without numbers: find the line now.
             return DataError(locate_bad_line(m.group(1).strip()))
+    if "OutOfMemoryError" in text:
+        return ExecutionError(
+            "Spark ran out of memory while the statement ran "
+            "(raise spark.driver.memory, or spark.executor.memory on a cluster)"
+        )
+    if "SparkContext was shut down" in text:
+        # Nobody cancelled: Spark stopped under the job (most often a JVM that
+        # ran out of memory; its log says why).
+        return ExecutionError(
+            "Spark stopped while the statement ran (see its log; a driver out of "
+            "memory is the usual cause: spark.driver.memory)"
+        )
     if "cancel" in text.lower() and ("job" in text.lower() or "interrupt" in text.lower()):
         return CancelledError("the statement was cancelled")
     if isinstance(err, KeyboardInterrupt):

@@ -70,6 +70,7 @@ HEAVY_FIRST = (
     "test_sql_differential.py",
     "test_sql2graph_differential.py",
     "test_incremental_match.py",
+    "test_small_heap.py",
     "test_failover.py",
     "test_graph_stores.py",
     "test_cli.py",

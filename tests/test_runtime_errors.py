@@ -32,3 +32,29 @@ def test_a_local_spark_gets_a_heap_sized_to_the_machine(spark):
     assert spark.sparkContext.getConf().get("spark.driver.memory") == chosen
     heap = spark.sparkContext._jvm.java.lang.Runtime.getRuntime().maxMemory()
     assert heap >= int(chosen[:-1]) * (1 << 30) * 0.9
+
+
+@pytest.mark.parametrize(
+    "text,kind,words",
+    [
+        (
+            "Job aborted due to stage failure: ... java.lang.OutOfMemoryError: Java heap space",
+            "ExecutionError",
+            "ran out of memory",
+        ),
+        (
+            "Job 12 cancelled because SparkContext was shut down",
+            "ExecutionError",
+            "Spark stopped",
+        ),
+        ("Job 12 cancelled part of cancelled job group 7", "CancelledError", "cancelled"),
+    ],
+)
+def test_a_spark_that_stopped_is_not_reported_as_a_cancel(text, kind, words):
+    """A job Spark abandoned because its JVM ran out of heap is an execution
+    error naming memory; only a job somebody cancelled is a cancel."""
+    from runtime.errors import translate
+
+    err = translate(RuntimeError(text))
+    assert type(err).__name__ == kind
+    assert words in str(err)

@@ -26,6 +26,7 @@ from planner.logical import (
 )
 
 from .graph_clauses import ClauseRules
+from .graph_components import Components
 from .graph_hook import GraphHook
 from .graph_patterns import PatternRules
 from .paths import PathState
@@ -39,6 +40,7 @@ class GraphQueryBinder(PatternRules, ClauseRules):
     def bind(self, q: s.GraphQuery) -> LogicalNode:
         self._setup(q)
         state = PathState(None)
+        base = state  # what a MATCH's own path table starts from
         request_key = None
         if q.request is not None:
             req = self.qb.bind_query(q.request.query).node
@@ -56,13 +58,14 @@ class GraphQueryBinder(PatternRules, ClauseRules):
                         for i, f in enumerate(req.schema)
                     ],
                 )
+                base = state
         try:
-            return self._bind_clauses(q, state)
+            return self._bind_clauses(q, state, base)
         finally:
             if request_key is not None:
                 self.ctx.request_tables.pop(request_key, None)
 
-    def _bind_clauses(self, q: s.GraphQuery, state: PathState) -> LogicalNode:
+    def _bind_clauses(self, q: s.GraphQuery, state: PathState, base: PathState) -> LogicalNode:
         clauses = list(q.clauses)
         returned = False
         result: LogicalNode | None = None
@@ -72,7 +75,18 @@ class GraphQueryBinder(PatternRules, ClauseRules):
             if isinstance(clause, s.MatchClause):
                 if returned:
                     raise self.error(ValidationError("MATCH cannot follow RETURN"), clause)
-                state = self.bind_match(state, clause)
+                # A run of MATCH clauses is bound as path tables joined where they meet.
+                run = Components(self, base, state)
+                while i < len(clauses) and isinstance(clauses[i], s.MatchClause):
+                    match = clauses[i]
+                    assert isinstance(match, s.MatchClause)
+                    for union in match.patterns:
+                        run.add_pattern(union)
+                    if match.where is not None:
+                        run.add_where(match.where)
+                    i += 1
+                state = run.result()
+                continue
             elif isinstance(clause, s.LetClause):
                 if returned:
                     raise self.error(ValidationError("LET cannot follow RETURN"), clause)

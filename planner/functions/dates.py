@@ -262,8 +262,22 @@ def _lastday(args: list[exp.Expression], types: list[Any]) -> exp.Expression:
 
 _DATE_ARG = keep_dates_else_string
 
+
+def _year(args: list[exp.Expression], types: list[Any]) -> exp.Expression:
+    # GeaFlow's Year alone also takes a BIGINT: epoch milliseconds (eval(Long)).
+    if types[0].name in ("BIGINT", "INTEGER", "SMALLINT", "TINYINT"):
+        return template("year(timestamp_millis({0}))", args[0])
+    return template("year({0})", as_timestamp(args[0], types[0]))
+
+
+def _year_args(args: list[Any]) -> list[Any]:
+    if args and args[0].name in ("BIGINT", "INTEGER", "SMALLINT", "TINYINT"):
+        return [T.BIGINT]
+    return keep_dates_else_string(args)
+
+
 # GeaFlow registers its Year class as `_year`; `year` is kept as the usual name.
-scalar("year", 1, 1, _INT, _field("year"), "_year", arg_types=_DATE_ARG)
+scalar("year", 1, 1, _INT, _year, "_year", arg_types=_year_args)
 scalar("month", 1, 1, _INT, _field("month"), arg_types=_DATE_ARG)
 scalar("day", 1, 1, _INT, _field("day"), "dayofmonth", "day_of_month", arg_types=_DATE_ARG)
 scalar("hour", 1, 1, _INT, _hour, arg_types=_DATE_ARG)

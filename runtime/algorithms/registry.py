@@ -18,6 +18,7 @@ from .library.cores import KCore
 from .library.inc_kcore import IncrementalKCore
 from .library.inc_mst import IncMinimumSpanningTree
 from .library.incremental import IncAllSourceShortestPath, IncKHop, IncWeakConnectedComponents
+from .library.ldbc import ldbc_algorithms
 from .library.paths import ClosenessCentrality, KHop, SingleSourceShortestPath
 from .library.ranking import PageRank
 from .library.similarity import CommonNeighbors, JaccardSimilarity
@@ -45,6 +46,7 @@ _BUILTIN: dict[str, Algorithm] = {
         IncKHop(),
         IncrementalKCore(),
         IncMinimumSpanningTree(),
+        *ldbc_algorithms(),
     )
 }
 

@@ -182,39 +182,66 @@ def edge_match(env: Env, node: EdgeMatch, inputs: list[Any]) -> Any:
         if node.min_hops == 0:
             out = out.unionByName(ends.where(F.col("__at").isNull() & F.lit(False)))
         return out.select(*names, F.col("__edge").alias(f"c{n}"))
+    zero_hops = node.is_loop and node.min_hops == 0
     vertices = _filtered(
-        vertex_values(env, node.graph, node.target_labels, node.vertex_type),
+        vertex_values(env, node.graph, () if zero_hops else node.target_labels, node.vertex_type),
         "v",
         node.target_filter,
     )
-    joined = ends.join(vertices, F.col("__at") == F.col("v.`~id`"), "inner")
+    meets = F.col("__at") == F.col("v.`~id`")
+    if zero_hops:
+        # GeaFlow runs a loop's vertex step only after an edge: a run of no
+        # edges ends at its start vertex whatever the target's labels say
+        # (the target's filter still applies).
+        labelled = F.lit(True)
+        if node.target_labels:
+            labelled = F.col("v.`~label`").isin(*node.target_labels)
+        start_label = F.col(f"c{node.source}.`~label`")
+        meets = meets & (
+            ((F.col("__hops") > 0) & labelled)
+            | ((F.col("__hops") == 0) & (F.col("v.`~label`") == start_label))
+        )
+    joined = ends.join(vertices, meets, "inner")
     return joined.select(*names, F.col("__edge").alias(f"c{n}"), F.col("v").alias(f"c{n + 1}"))
 
 
 def _loop(env: Env, node: EdgeMatch, path: Any, edges: Any, names: list[str]) -> Any:
     """Paths of ``min_hops``..``max_hops`` edges as rounds of the node's iteration cycle.
 
-    Each round extends the frontier by one edge (a lazily built DataFrame; the
-    final union runs as one Spark job).  The edge column keeps the last edge.
+    The walks are computed from the distinct vertices the paths stand at, a
+    small table materialised once, and joined back to the paths at the end;
+    each round extends the walks by one edge (a lazily built DataFrame; the
+    final union runs as one Spark job).  Building the rounds on the paths
+    themselves would copy the whole path plan (earlier hops, loops and
+    subqueries) into every round and the union, and a second loop further on
+    would multiply those copies: on a long query the plan, not the data,
+    outgrew the driver's heap.  The edge column keeps the last edge.
     """
     from pyspark.sql import functions as F
 
     etype = T.to_spark_type(node.edge_type)
-    start = path.select(
-        *names,
+    at = F.col(f"c{node.source}.`~id`")
+    starts = path.select(at.alias("__from")).where(F.col("__from").isNotNull()).distinct()
+    starts = starts.localCheckpoint(eager=True)
+    walk0 = starts.select(
+        "__from",
         F.lit(None).cast(etype).alias("__edge"),
-        F.col(f"c{node.source}.`~id`").alias("__at"),
+        F.col("__from").alias("__at"),
+        F.lit(0).alias("__hops"),
     )
     levels: list[Any] = []
-    state = {"frontier": start}
+    state = {"frontier": walk0}
     if node.min_hops == 0:
-        levels.append(start)
+        levels.append(walk0)
 
     def step(round_no: int) -> tuple[bool, Any]:
         hop = round_no + 1
         frontier = state["frontier"]
         nxt = frontier.join(edges, F.col("__at") == F.col("e.`~src`"), "inner").select(
-            *names, F.col("e").alias("__edge"), F.col("e.`~dst`").alias("__at")
+            "__from",
+            F.col("e").alias("__edge"),
+            F.col("e.`~dst`").alias("__at"),
+            F.lit(hop).alias("__hops"),
         )
         state["frontier"] = nxt
         if hop >= node.min_hops:
@@ -224,11 +251,18 @@ def _loop(env: Env, node: EdgeMatch, path: Any, edges: Any, names: list[str]) ->
     if node.max_hops > 0:
         env.iterate(node, step, node.max_hops)
     if not levels:
-        return start.where(F.lit(False))
-    out = levels[0]
+        return path.select(
+            *names,
+            F.lit(None).cast(etype).alias("__edge"),
+            at.alias("__at"),
+            F.lit(0).alias("__hops"),
+        ).where(F.lit(False))
+    walks = levels[0]
     for lv in levels[1:]:
-        out = out.unionByName(lv)
-    return out
+        walks = walks.unionByName(lv)
+    return path.join(walks, at == F.col("__from"), "inner").select(
+        *names, "__edge", "__at", "__hops"
+    )
 
 
 def graph_label_scan(env: Env, node: GraphLabelScan, inputs: list[Any]) -> Any:
