@@ -35,6 +35,7 @@ from grammar import syntax as s
 from planner.expressions import ref, typed
 from planner.logical import Aggregate, Field, Join, LogicalNode, Project
 
+from .graph_patterns import drops_elements
 from .paths import PathState
 from .scope import ScopeField
 
@@ -75,7 +76,7 @@ class Components:
             self._merge(touched)
             touched = [len(self.parts) - 1]
         owner = self._owner(union.paths[0], touched) if len(touched) > 1 else None
-        if _has_anonymous(union):
+        if drops_elements(union):
             # The one-table binding makes every path so far a set after this
             # pattern: the component it extends becomes one as it is bound,
             # the others now (a set extended and made a set again is the same).
@@ -264,10 +265,6 @@ def _vertex_id(f: ScopeField, offset: int) -> exp.Expression:
         ),
         f.type.field_type(T.VERTEX_ID_FIELD),
     )
-
-
-def _has_anonymous(union: s.PatternUnion) -> bool:
-    return any(e.variable is None for path in union.paths for e in path.elements)
 
 
 def _distinct(state: PathState) -> PathState:
