@@ -108,7 +108,16 @@ class EdgeMatch(SingleInput):
     target vertex alone (field 0).  When ``target_bound`` is set the target is
     that existing path field (a cycle) and no vertex column is added.  For a
     hop range the edge column holds the last edge of the run (null for zero
-    hops)."""
+    hops), ``edge_filter`` holds for every edge of the run, and the target
+    conditions for the vertex the run ends at, whatever its length (a run of
+    no hops ends at its start).
+
+    ``via_labels`` and ``via_filter`` (over the vertex alone) are GeaFlow's
+    loop body: its vertex step runs after every edge of a run, so every vertex
+    a hop reaches must pass them, the vertex a run ends at included when
+    ``via_end`` (the pattern is walked in its written direction) and not when
+    the run is walked backwards (it ends at the vertex written before it).
+    The start of a run is never checked: a run of no hops skips the body."""
 
     graph: GraphInfo
     source: int
@@ -127,8 +136,15 @@ class EdgeMatch(SingleInput):
     edge_hidden: bool = False
     target_hidden: bool = False
     edge_only: bool = False
+    via_labels: tuple[str, ...] = ()
+    via_filter: exp.Expression | None = None
+    via_end: bool = True
 
     def _check(self) -> None:
+        if not self.is_loop and (self.via_labels or self.via_filter is not None):
+            raise InvalidPlan(
+                "only a variable-length edge has conditions on the vertices it passes"
+            )
         if self.edge_only and (
             self.target_bound is not None or self.target_filter is not None or self.is_loop
         ):
@@ -143,9 +159,10 @@ class EdgeMatch(SingleInput):
         if not 0 <= self.min_hops <= self.max_hops:
             raise InvalidPlan(f"EdgeMatch hops {{{self.min_hops},{self.max_hops}}}")
         # Each filter reads one field: the edge, or the target vertex.
-        check_refs(self, (self.edge_filter, self.target_filter), 1)
+        check_refs(self, (self.edge_filter, self.target_filter, self.via_filter), 1)
         check_condition(self, self.edge_filter)
         check_condition(self, self.target_filter)
+        check_condition(self, self.via_filter)
 
     @property
     def is_loop(self) -> bool:
@@ -174,6 +191,11 @@ class EdgeMatch(SingleInput):
             parts.append("edge_filter=" + render(self.edge_filter, [self.edge_variable]))
         if self.target_filter is not None:
             parts.append("target_filter=" + render(self.target_filter, [self.target_variable]))
+        if self.via_labels or self.via_filter is not None:
+            via = f"via={'|'.join(self.via_labels) or '*'}"
+            if self.via_filter is not None:
+                via += " WHERE " + render(self.via_filter, [self.target_variable])
+            parts.append(via + ("" if self.via_end else " (not the end)"))
         return ", ".join(parts)
 
 

@@ -273,11 +273,12 @@ def queries(draw, all_named: bool = False, from_zero: bool = False) -> Query:
     n_hops = draw(st.integers(1, 3))
     nodes = [node(force_name=True)] + [node() for _ in range(n_hops)]
     edges = [edge() for _ in range(n_hops)]
-    # A run of no edges ends at its start whatever the target's labels say in
-    # GeaFlow, not in Cypher: after an edge that may take no hop the target
-    # has no label here (test_geaflow_side_no_hop_ignores_target_labels).
+    # A run of no edges ends at its start whatever the target's labels and
+    # inline condition say in GeaFlow, not in Cypher: after an edge that may
+    # take no hop the target has neither here
+    # (test_geaflow_side_no_hop_skips_the_loop_body).
     nodes = [
-        NodeP(n.var, (), n.cond) if k > 0 and _may_stay(edges[k - 1]) else n
+        NodeP(n.var, (), None) if k > 0 and _may_stay(edges[k - 1]) else n
         for k, n in enumerate(nodes)
     ]
     first = PathP(tuple(nodes), tuple(edges))
@@ -287,7 +288,7 @@ def queries(draw, all_named: bool = False, from_zero: bool = False) -> Query:
         shared = draw(st.sampled_from(named))
         extra, far = edge(), node()
         if _may_stay(extra):
-            far = NodeP(far.var, (), far.cond)
+            far = NodeP(far.var, (), None)
         paths.append(PathP((NodeP(shared, (), None), far), (extra,), continues=True))
         named += [n.var for n in paths[-1].nodes[1:] if n.var is not None]
     where = None
@@ -455,7 +456,17 @@ def cypher_query(q: Query) -> str:
             else:
                 m, hi = e.hops
                 hi = MAX_HOPS if hi is None else hi
-                each = "" if e.cond is None else f" (_r, _n | WHERE {e.cond.cypher('_r', 'w')})"
+                # GeaFlow's loop body (the edge and the vertex written after
+                # it) holds at every hop: Kuzu's filter on the run's inner
+                # nodes, with the end node's own labels and condition.
+                each_parts = [] if e.cond is None else [e.cond.cypher("_r", "w")]
+                if n.labels:
+                    each_parts.append(f"label(_n) IN [{', '.join(repr(x) for x in n.labels)}]")
+                if n.cond is not None:
+                    each_parts.append(n.cond.cypher("_n", "p"))
+                each = ""
+                if each_parts:
+                    each = f" (_r, _n | WHERE {' AND '.join(f'({x})' for x in each_parts)})"
                 inner = f"[{ename}{labels}*{m}..{hi}{each}]"
                 # (no hop: no last edge, GeaFlow's null edge)
                 identity = (
@@ -712,20 +723,62 @@ def test_geaflow_side_self_loops_and_parallel_edges(session):
     )
 
 
-def test_geaflow_side_no_hop_ignores_target_labels(session):
-    """GeaFlow runs a loop's vertex step only after an edge, so ``{0,n}``'s run
-    of no edges ends at the start vertex even when the target names another
-    label (LDBC BI 9 counts a Post reached by ``<-[:replyOf]-{0,}(c:Comment)``);
-    the target's filter still applies.  Cypher applies the label: the
-    generator leaves such targets unlabelled."""
+def test_geaflow_side_no_hop_skips_the_loop_body(session):
+    """GeaFlow's loop body is the edge step and the step to the vertex written
+    after the edge (its labels and inline WHERE); a run of no edges skips it,
+    so ``{0,n}``'s run of no edges ends at the start vertex even when the
+    target names another label or has a condition it fails (LDBC BI 9 counts
+    a Post reached by ``<-[:replyOf]-{0,}(c:Comment)``).  A condition of the
+    MATCH's WHERE is not part of the body and holds for every run.  Cypher
+    applies labels and conditions to the end node: the generator leaves such
+    targets bare."""
     g = Graph((("A", 1, 5), ("B", 2, 6), ("A", 3, 7)), (("R", 1, 2, 0), ("R", 1, 3, 0)))
     session.execute(gql_script(g))
     q = "MATCH (a:A WHERE a.id = 1)-[e]->{0,1}(b:B) RETURN b.id"
     assert _rows(session, q) == Counter({(1,): 1, (2,): 1})
     q = "MATCH (a:A WHERE a.id = 1)-[e]->{0,1}(b:B WHERE b.p > 5) RETURN b.id"
+    assert _rows(session, q) == Counter({(1,): 1, (2,): 1})
+    q = "MATCH (a:A WHERE a.id = 1)-[e]->{0,1}(b:B {p: 6}) RETURN b.id"
+    assert _rows(session, q) == Counter({(1,): 1, (2,): 1})
+    q = "MATCH (a:A WHERE a.id = 1)-[e]->{0,1}(b) WHERE b.p > 5 RETURN b.id"
+    assert _rows(session, q) == Counter({(2,): 1, (3,): 1})
+    q = "MATCH (a:A WHERE a.id = 1)-[e]->{0,1}(b) WHERE label(b) = 'B' RETURN b.id"
     assert _rows(session, q) == Counter({(2,): 1})
     q = "MATCH (a:A WHERE a.id = 1)-[e]->{1,1}(b:B) RETURN b.id"
     assert _rows(session, q) == Counter({(2,): 1})
+
+
+def test_geaflow_side_every_hop_runs_the_loop_body(session):
+    """Every vertex a hop reaches passes the body: a run to ``(b:A WHERE b.p
+    > 1)`` goes only through such vertices (LDBC IS 2: a message's chain of
+    replies to ``(post:Post)`` stops at the first Post), and a run walked from
+    its far end (``b`` bound first) checks the vertices inside it.  A run
+    also stops at an edge to a missing vertex."""
+    g = Graph(
+        (("A", 1, 5), ("B", 2, 6), ("A", 3, 7), ("A", 4, 1), ("A", 5, 3)),
+        (
+            ("R", 1, 2, 0),
+            ("R", 2, 3, 0),
+            ("R", 1, 4, 0),
+            ("R", 4, 3, 0),
+            ("R", 1, 5, 0),
+            ("R", 5, 3, 0),
+            ("R", 3, 9, 0),
+            ("R", 9, 1, 0),
+        ),
+    )
+    session.execute(gql_script(g))
+    q = "MATCH (a WHERE a.id = 1)-[e]->{1,3}(b:A) RETURN b.id"
+    assert _rows(session, q) == Counter({(4,): 1, (5,): 1, (3,): 2})
+    q = "MATCH (a WHERE a.id = 1)-[e]->{1,3}(b:A WHERE b.p > 1) RETURN b.id"
+    assert _rows(session, q) == Counter({(5,): 1, (3,): 1})
+    q = "MATCH (a WHERE a.id = 1)-[e]->{1,3}(b) RETURN b.id"
+    assert _rows(session, q) == Counter({(2,): 1, (4,): 1, (5,): 1, (3,): 3})
+    q = "MATCH (a WHERE a.id = 1)-[e]->{1,3}(a) RETURN a.id"
+    assert _rows(session, q) == Counter()
+    # walked from b: the vertices inside the run pass b's body, a itself need not
+    q = "MATCH (b:A WHERE b.id = 3) MATCH (a)-[e]->{1,2}(b:A WHERE b.p > 1) RETURN a.id"
+    assert _rows(session, q) == Counter({(2,): 1, (4,): 1, (5,): 1, (1,): 1})
 
 
 def test_kuzu_zero_hop_self_loop_miscount(tmp_path):

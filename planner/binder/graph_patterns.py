@@ -180,7 +180,9 @@ class PatternRules(GraphBinderBase):
             if not forward:
                 direction = REVERSED[direction]
             assert current_idx is not None
-            state, current_idx = self._expand(state, current_idx, edge, direction, node)
+            # (a loop's body is the vertex written after its edge)
+            body: s.NodePattern = elements[k + step] if forward else elements[k]
+            state, current_idx = self._expand(state, current_idx, edge, direction, node, body)
             k += step
         return state
 
@@ -231,10 +233,28 @@ class PatternRules(GraphBinderBase):
         edge: s.EdgePattern,
         direction: Direction,
         node: s.NodePattern,
+        body: s.NodePattern,
     ) -> tuple[PathState, int]:
+        """Extend the paths from field ``source_idx`` over ``edge`` to ``node``;
+        ``body`` is the vertex written after the edge (``node`` itself unless
+        the pattern is walked backwards)."""
         assert self.graph is not None and state.node is not None
         edge_labels = self._label_check(edge.labels, False, edge)
         target_labels = self._label_check(node.labels, True, node)
+        forward = body is node
+        via_labels: tuple[str, ...] = ()
+        via_filter: exp.Expression | None = None
+        node_conditions = True  # node's own WHERE and map still to apply
+        if edge.is_loop:
+            # GeaFlow's loop body is the edge step and the vertex step of the
+            # vertex written after the edge, labels and inline conditions:
+            # every vertex a hop reaches passes them (not the start, so a run
+            # of no hops ends at its start whatever they say).
+            via_labels = self._label_check(body.labels, True, body)
+            via_filter = self._loop_vertex_condition(body, body.variable or _hidden("v"))
+            if forward:
+                target_labels = ()
+                node_conditions = via_filter is None and _has_conditions(node)
         if edge.variable and state.index_of(edge.variable) is not None:
             raise self.error(
                 UnsupportedError(f"edge variable {edge.variable!r} is already bound in this query"),
@@ -268,6 +288,9 @@ class PatternRules(GraphBinderBase):
             max_hops,
             edge.variable is None,
             node.variable is None,
+            via_labels=via_labels,
+            via_filter=via_filter,
+            via_end=forward,
         )
         fields = list(state.fields)
         edge_idx = len(fields)
@@ -292,8 +315,28 @@ class PatternRules(GraphBinderBase):
             new_state = self._element_conditions(new_state, edge, edge_var)
         if target_bound is not None and target_labels:
             new_state = self._label_filter(new_state, target_bound, target_labels)
-        new_state = self._element_conditions(new_state, node, target_var)
+        if node_conditions:
+            new_state = self._element_conditions(new_state, node, target_var)
         return new_state, target_idx
+
+    def _loop_vertex_condition(self, node: s.NodePattern, var: str) -> exp.Expression | None:
+        """WHERE and {prop: value} of the vertex in a loop's body, over the
+        vertex alone; None when there are none or they read other variables
+        (those are checked at the end of the run only, see the README)."""
+        assert self.vertex_type is not None
+        if not _has_conditions(node):
+            return None
+        scope = Scope([ScopeField(var, self.vertex_type, 0, None, False)])
+        binder = ExprBinder(self.ctx, scope, local_relation=var)
+        parts = []
+        try:
+            for eq in property_equalities(node, var):
+                parts.append(binder.bind_condition(eq))
+            if node.where is not None:
+                parts.append(binder.bind_condition(node.where))
+        except GeaflowError:
+            return None
+        return and_all(parts)
 
     def _loop_edge_condition(self, edge: s.EdgePattern, edge_var: str) -> exp.Expression | None:
         """WHERE and {prop: value} of a variable-length edge, over the edge alone."""
@@ -314,6 +357,10 @@ class PatternRules(GraphBinderBase):
                     edge.where,
                 ) from None
         return and_all(parts)
+
+
+def _has_conditions(element: Any) -> bool:
+    return element.where is not None or bool(element.properties)
 
 
 def property_equalities(element: Any, variable: str) -> list[s.Expr]:

@@ -179,30 +179,45 @@ def edge_match(env: Env, node: EdgeMatch, inputs: list[Any]) -> Any:
     if node.target_bound is not None:
         bound = F.col(f"c{node.target_bound}.`~id`")
         out = ends.where(F.col("__at") == bound)
-        if node.min_hops == 0:
-            out = out.unionByName(ends.where(F.col("__at").isNull() & F.lit(False)))
         return out.select(*names, F.col("__edge").alias(f"c{n}"))
-    zero_hops = node.is_loop and node.min_hops == 0
     vertices = _filtered(
-        vertex_values(env, node.graph, () if zero_hops else node.target_labels, node.vertex_type),
+        vertex_values(env, node.graph, node.target_labels, node.vertex_type),
         "v",
         node.target_filter,
     )
     meets = F.col("__at") == F.col("v.`~id`")
-    if zero_hops:
-        # GeaFlow runs a loop's vertex step only after an edge: a run of no
-        # edges ends at its start vertex whatever the target's labels say
-        # (the target's filter still applies).
-        labelled = F.lit(True)
-        if node.target_labels:
-            labelled = F.col("v.`~label`").isin(*node.target_labels)
-        start_label = F.col(f"c{node.source}.`~label`")
-        meets = meets & (
-            ((F.col("__hops") > 0) & labelled)
-            | ((F.col("__hops") == 0) & (F.col("v.`~label`") == start_label))
-        )
+    if node.is_loop:
+        # A run of no hops ends at its start vertex itself (not at another
+        # label's vertex with the same id); a run of hops ends at a vertex
+        # that passed the loop's body (_loop checked that one such exists).
+        hopped = F.col("__hops") > 0
+        if node.via_end and _has_body(node):
+            vertices = vertices.select(F.col("v").alias("c0")).select(
+                F.col("c0").alias("v"), _body_test(node).alias("__body")
+            )
+            hopped = hopped & F.col("__body")
+        if node.min_hops == 0:
+            start_label = F.col(f"c{node.source}.`~label`")
+            hopped = hopped | ((F.col("__hops") == 0) & (F.col("v.`~label`") == start_label))
+        meets = meets & hopped
     joined = ends.join(vertices, meets, "inner")
     return joined.select(*names, F.col("__edge").alias(f"c{n}"), F.col("v").alias(f"c{n + 1}"))
+
+
+def _has_body(node: EdgeMatch) -> bool:
+    return bool(node.via_labels) or node.via_filter is not None
+
+
+def _body_test(node: EdgeMatch) -> Any:
+    """Whether the vertex in column ``c0`` passes a loop's body: its labels and filter."""
+    from pyspark.sql import functions as F
+
+    test = F.lit(True)
+    if node.via_labels:
+        test = F.col(f"c0.`{T.LABEL_FIELD}`").isin(*node.via_labels)
+    if node.via_filter is not None:
+        test = test & F.coalesce(column(node.via_filter), F.lit(False))
+    return test
 
 
 def _loop(env: Env, node: EdgeMatch, path: Any, edges: Any, names: list[str]) -> Any:
@@ -216,6 +231,10 @@ def _loop(env: Env, node: EdgeMatch, path: Any, edges: Any, names: list[str]) ->
     subqueries) into every round and the union, and a second loop further on
     would multiply those copies: on a long query the plan, not the data,
     outgrew the driver's heap.  The edge column keeps the last edge.
+
+    After each edge the walk goes on only from a vertex that exists and
+    passes the loop's body (GeaFlow's vertex step after every edge); the run
+    is emitted before that test when the body does not hold at its end.
     """
     from pyspark.sql import functions as F
 
@@ -229,6 +248,9 @@ def _loop(env: Env, node: EdgeMatch, path: Any, edges: Any, names: list[str]) ->
         F.col("__from").alias("__at"),
         F.lit(0).alias("__hops"),
     )
+    body = vertex_values(env, node.graph, node.via_labels, node.vertex_type)
+    body = _filtered(body, "v", node.via_filter)
+    body_ids = body.select(F.col("v.`~id`").alias("__vid"))
     levels: list[Any] = []
     state = {"frontier": walk0}
     if node.min_hops == 0:
@@ -237,15 +259,16 @@ def _loop(env: Env, node: EdgeMatch, path: Any, edges: Any, names: list[str]) ->
     def step(round_no: int) -> tuple[bool, Any]:
         hop = round_no + 1
         frontier = state["frontier"]
-        nxt = frontier.join(edges, F.col("__at") == F.col("e.`~src`"), "inner").select(
+        reached = frontier.join(edges, F.col("__at") == F.col("e.`~src`"), "inner").select(
             "__from",
             F.col("e").alias("__edge"),
             F.col("e.`~dst`").alias("__at"),
             F.lit(hop).alias("__hops"),
         )
-        state["frontier"] = nxt
+        passed = reached.join(body_ids, F.col("__at") == F.col("__vid"), "left_semi")
+        state["frontier"] = passed
         if hop >= node.min_hops:
-            levels.append(nxt)
+            levels.append(passed if node.via_end else reached)
         return hop < node.max_hops, hop
 
     if node.max_hops > 0:
