@@ -205,6 +205,25 @@ SEPARATE_THEN_JOINED = [
         "MATCH (a:person WHERE a.age > 26)-[:created]->(s:software) RETURN a.id, s.id",
     ),
     (
+        # a LET between the clauses: the LET field travels with its vertex
+        "MATCH (a:person) LET a.x = a.age * 2 MATCH (s:software) "
+        "MATCH (s)<-[:created]-(a) RETURN a.id, a.x, s.id",
+        "MATCH (a:person)-[:created]->(s:software) LET a.x = a.age * 2 RETURN a.id, a.x, s.id",
+    ),
+    (
+        "MATCH (a:person) LET a.x = a.age * 2 MATCH (s:software) "
+        "MATCH (a WHERE a.x > 60)-[:created]->(s) RETURN a.id, a.x, s.id",
+        "MATCH (a:person WHERE a.age * 2 > 60)-[:created]->(s:software) LET a.x = a.age * 2 "
+        "RETURN a.id, a.x, s.id",
+    ),
+    (
+        # its condition reads the LET field from another component: one table
+        "MATCH (a:person) LET a.x = a.age * 2 MATCH (s:software) "
+        "MATCH (s)<-[:created]-(a WHERE a.x > 60) RETURN a.id, a.x, s.id",
+        "MATCH (a:person WHERE a.age * 2 > 60)-[:created]->(s:software) LET a.x = a.age * 2 "
+        "RETURN a.id, a.x, s.id",
+    ),
+    (
         # an anonymous element makes the paths a set: the product of sets
         "MATCH (a:person)-[:knows]->() MATCH (s:software)<-[]-(c) MATCH (a)-[:knows]->(c) "
         "RETURN a.id, c.id, s.id",
@@ -218,6 +237,34 @@ SEPARATE_THEN_JOINED = [
 def test_match_clauses_meeting_later_give_the_same_rows(mg, separate, joined):
     assert rows(mg, separate) == rows(mg, joined)
     assert rows(mg, separate, {"geaflow.dsl.optimizer.enabled": "false"}) == rows(mg, joined)
+
+
+def _cross_joins(node) -> int:
+    from planner.logical import Join
+
+    own = 1 if isinstance(node, Join) and node.join_type == "CROSS" else 0
+    return own + sum(_cross_joins(child) for child in node.inputs)
+
+
+@pytest.mark.parametrize(
+    "query,crosses",
+    [
+        ("MATCH (a:person) MATCH (s:software) MATCH (a)-[:created]->(s) RETURN s.id", 0),
+        ("MATCH (a:person) LET a.x = 1 MATCH (s:software) MATCH (a)-[:created]->(s)", 0),
+        ("MATCH (a:person) LET a.x = 1 MATCH (s:software) MATCH (s)<-[:created]-(a)", 0),
+        ("MATCH (a:person) LET a.x = 1 MATCH (s:software) MATCH (a WHERE a.x > 0)-[]->(s)", 0),
+        # the pattern's condition on a LET vertex of the other component
+        ("MATCH (a:person) LET a.x = 1 MATCH (s:software) MATCH (s)<-[]-(a WHERE a.x > 0)", 1),
+        ("MATCH (a:person) MATCH (s:software) RETURN a.id, s.id", 1),
+    ],
+)
+def test_clauses_are_multiplied_only_where_they_never_meet(query, crosses):
+    """The plan (bound, before rules) has a cross join only for components
+    that nothing relates, or that a pattern relates in a way that needs one
+    table; a LET between the clauses does not keep them from being joined."""
+    from tests.golden_plans import catalog, plan_of
+
+    assert _cross_joins(plan_of("USE GRAPH social; " + query, catalog())) == crosses
 
 
 def test_match_clauses_that_never_meet_multiply(mg):

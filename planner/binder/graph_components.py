@@ -20,8 +20,9 @@ paths a set, every component is made a set (a product of sets is the set of
 the product).
 
 Anything outside that shape (a union of paths that meets several
-components, a named path, a bound edge variable, a vertex carrying LET
-fields) is bound the one-table way, after multiplying what it meets.
+components, a named path, a bound edge variable, a condition in the pattern
+on a vertex of another component that carries LET fields) is bound the
+one-table way, after multiplying what it meets.
 """
 
 from __future__ import annotations
@@ -72,10 +73,11 @@ class Components:
         names = referenced_names(union)
         touched = [k for k, part in enumerate(self.parts) if names & _variables(part)]
         known = set().union(*(_variables(p) for p in self.parts)) if self.parts else set()
-        if len(touched) > 1 and not self._joinable(union, touched):
+        owner = self._owner(union.paths[0], touched) if len(touched) > 1 else None
+        if owner is not None and not self._joinable(union, touched, owner):
             self._merge(touched)
             touched = [len(self.parts) - 1]
-        owner = self._owner(union.paths[0], touched) if len(touched) > 1 else None
+            owner = None
         if drops_elements(union):
             # The one-table binding makes every path so far a set after this
             # pattern: the component it extends becomes one as it is bound,
@@ -95,7 +97,12 @@ class Components:
         self._note_order(state, known)
         self._apply_ready()
 
-    def _joinable(self, union: s.PatternUnion, touched: list[int]) -> bool:
+    def _joinable(self, union: s.PatternUnion, touched: list[int], owner: int) -> bool:
+        """Whether the pattern can extend ``owner`` and be joined with the
+        other components it meets: their vertices are matched afresh in the
+        owner and joined on id, keeping their own values (LET fields too),
+        unless the pattern's own conditions on such a vertex might read what
+        only its value has."""
         if len(union.paths) != 1:
             return False
         path = union.paths[0]
@@ -106,10 +113,16 @@ class Components:
             for e in path.edges:
                 if e.variable and part.index_of(e.variable) is not None:
                     return False
+            if k == owner:
+                continue
             for n in path.nodes:
                 idx = part.index_of(n.variable) if n.variable else None
-                if idx is not None and part.fields[idx].type != self.b.vertex_type:
-                    return False  # carries LET fields a fresh match would not
+                if (
+                    idx is not None
+                    and part.fields[idx].type != self.b.vertex_type
+                    and (n.where is not None or n.properties)
+                ):
+                    return False  # may read LET fields a fresh match lacks
         return True
 
     def _owner(self, path: s.PathPattern, touched: list[int]) -> int:
