@@ -8,8 +8,10 @@ variable-length edges ``{m,n}`` and open ``{m,}`` up to 3 hops, a second
 pattern joined on a shared variable, after a comma or in a second
 MATCH, anonymous elements, one-hop path subqueries as ``COUNT(... => y) op k``
 and ``EXISTS ...`` in the WHERE and as ``LET v.cnt = COUNT(...)`` (Cypher
-``COUNT { MATCH ... }``, ``EXISTS { MATCH ... }``), and RETURN with COUNT and
-SUM ... GROUP BY).
+``COUNT { MATCH ... }``, ``EXISTS { MATCH ... }``), a last MATCH of two
+branches united by ``|`` or ``|+|`` (Cypher ``UNION ALL`` of two queries, made
+distinct on the paths' edge identities for ``|``), and RETURN with COUNT and
+SUM ... GROUP BY).  ``GEAFLOW_SQL_FUZZ=N`` runs about N patterns.
 Each pattern runs through geaflow-sql and, written as Cypher, through Kuzu;
 the multisets of returned rows must be equal.
 
@@ -66,6 +68,7 @@ Where GeaFlow and Cypher (or Kuzu) differ, and what this test does about it
 from __future__ import annotations
 
 import itertools
+import os
 from collections import Counter
 from dataclasses import dataclass
 from decimal import Decimal
@@ -192,12 +195,33 @@ class CountSub:
 
 
 @dataclass(frozen=True)
+class UnionP:
+    """A last MATCH of two one-hop branches from ``var``, united with ``|``
+    (distinct paths) or ``|+|`` (all): ``(var)-[ue]->(ua) | (var)-[ue]->(ub)``.
+    The branches name their edge ``ue`` alike; their targets are ``ua`` and
+    ``ua`` or ``ub`` (a variable one branch lacks is null in its rows)."""
+
+    var: str
+    keep_all: bool
+    branches: tuple[tuple[EdgeP, NodeP], tuple[EdgeP, NodeP]]
+
+    def targets(self) -> list[str]:
+        out: list[str] = []
+        for _, n in self.branches:
+            assert n.var is not None
+            if n.var not in out:
+                out.append(n.var)
+        return out
+
+
+@dataclass(frozen=True)
 class Query:
     paths: tuple[PathP, ...]
     where: tuple[str, str, str] | None  # (var, op, var) on p
     second_match: bool = False  # a continuing path in its own MATCH, not after a comma
     count_sub: CountSub | None = None
     group: bool = False  # RETURN first.id, COUNT(last.id), SUM(last.p) GROUP BY first.id
+    union: UnionP | None = None
 
     def named_vertices(self) -> list[str]:
         out: list[str] = []
@@ -311,7 +335,27 @@ def queries(draw, all_named: bool = False, from_zero: bool = False) -> Query:
             draw(st.sampled_from(["count", "exists", "let"])),
         )
     group = draw(st.integers(0, 3)) == 0 and (count_sub is None or count_sub.form != "let")
-    return Query(tuple(paths), where, second, count_sub, group)
+    union = None
+    if not all_named and count_sub is None and not group and draw(st.integers(0, 3)) == 0:
+        union = unions(draw, draw(st.sampled_from(named)))
+    return Query(tuple(paths), where, second, count_sub, group, union)
+
+
+def unions(draw, var: str) -> UnionP:
+    def branch(target: str) -> tuple[EdgeP, NodeP]:
+        # (one direction, not BOTH: an edge and its ends then identify the
+        # match, which is what |'s distinct compares on the Kuzu side)
+        edge = EdgeP(
+            "ue",
+            draw(edge_labels),
+            draw(st.sampled_from(["OUT", "IN"])),
+            draw(conds(False)),
+            None,
+        )
+        return edge, NodeP(target, draw(vertex_labels), draw(conds(False)))
+
+    second = draw(st.sampled_from(["ua", "ub"]))
+    return UnionP(var, draw(st.booleans()), (branch("ua"), branch(second)))
 
 
 # ---------------------------------------------------------------------------
@@ -383,6 +427,16 @@ def gql_query(q: Query) -> str:
         text += " WHERE " + " AND ".join(f"({t})" for t in terms)
     text += let
     named = q.named_vertices()
+    if q.union is not None:
+        u = q.union
+        branches = [
+            gql_path(PathP((NodeP(u.var, (), None), n), (e,), continues=True))
+            for e, n in u.branches
+        ]
+        text += " MATCH " + (" |+| " if u.keep_all else " | ").join(branches)
+        named = named + u.targets()
+        cols = ", ".join(f"{v}.id AS c{i}" for i, v in enumerate(named))
+        return f"{text} RETURN {cols}, label(ue) AS lab"
     if q.group:
         first, last = named[0], named[-1]
         return (
@@ -511,6 +565,8 @@ def cypher_query(q: Query) -> str:
             carried_edges = [(alias, identity, True) for alias, identity, _ in carried_edges]
             clauses.append("WITH DISTINCT " + ", ".join(items))
     named = q.named_vertices()
+    if q.union is not None:
+        return _cypher_union(q, " ".join(clauses), named, carried_edges)
     if q.group:
         # GeaFlow's SUM of no values is 0 (README, Built-in functions).
         first, last = named[0], named[-1]
@@ -520,6 +576,44 @@ def cypher_query(q: Query) -> str:
     if let_count:
         cols += f", {let_count}"
     return " ".join(clauses) + f" RETURN {cols}"
+
+
+HIDDEN = "hidden_"  # a Kuzu column only |'s distinct reads (kuzu_rows drops it)
+
+
+def _cypher_union(
+    q: Query, prefix: str, named: list[str], carried_edges: list[tuple[str, str, bool]]
+) -> str:
+    """``MATCH b1 | b2`` as two queries under UNION ALL; for ``|`` (GeaFlow's
+    distinct paths) each row also carries what identifies its path, the
+    identities of the path's edges, which kuzu_rows makes distinct and drops."""
+    u = q.union
+    assert u is not None
+    targets = u.targets()
+    halves = []
+    for e, n in u.branches:
+        labels = (":" + "|".join(e.labels)) if e.labels else ""
+        arrow = {"OUT": ("-", "->"), "IN": ("<-", "-")}[e.direction]
+        conds = []
+        if e.cond is not None:
+            conds.append(e.cond.cypher("ue", "w"))
+        if n.cond is not None:
+            conds.append(n.cond.cypher(n.var or "", "p"))
+        text = f"MATCH ({u.var}){arrow[0]}[ue{labels}]{arrow[1]}({n.var}{_cy_labels(n)})"
+        if conds:
+            text += " WHERE " + " AND ".join(f"({c})" for c in conds)
+        cols = [f"{v}.id AS c{i}" for i, v in enumerate(named)]
+        cols += [
+            f"{t}.id AS t{k}" if t == n.var else f"CAST(NULL AS INT64) AS t{k}"
+            for k, t in enumerate(targets)
+        ]
+        cols.append("label(ue) AS lab")
+        if not u.keep_all:
+            identities = [alias if aliased else ident for alias, ident, aliased in carried_edges]
+            identities.append("id(ue)")
+            cols += [f"{x} AS {HIDDEN}{k}" for k, x in enumerate(identities)]
+        halves.append(f"{prefix} {text} RETURN {', '.join(cols)}")
+    return " UNION ALL ".join(halves)
 
 
 def _cy_labels(n: NodeP) -> str:
@@ -552,14 +646,26 @@ def kuzu_rows(tmp: Path, g: Graph, cyphers: list[str]) -> list[Counter]:
     out = []
     for q in cyphers:
         result = conn.execute(q)
+        columns = result.get_column_names()
+        shown = [k for k, name in enumerate(columns) if not name.startswith(HIDDEN)]
         rows = []
         while result.has_next():
             # Kuzu's SUM is a DECIMAL; GeaFlow's of BIGINT a BIGINT
-            rows.append(tuple(int(v) if isinstance(v, Decimal) else v for v in result.get_next()))
-        out.append(Counter(rows))
+            rows.append(tuple(_plain(v) for v in result.get_next()))
+        if len(shown) < len(columns):
+            rows = sorted(set(rows), key=repr)  # (what GeaFlow's | compares)
+        out.append(Counter(tuple(row[k] for k in shown) for row in rows))
     conn.close()
     db.close()
     return out
+
+
+def _plain(v: object) -> object:
+    if isinstance(v, Decimal):
+        return int(v)
+    if isinstance(v, dict):  # an internal id
+        return tuple(sorted(v.items()))
+    return v
 
 
 def geaflow_rows(spark, tmp: Path, g: Graph, gqls: list[str], conf: dict) -> list[Counter]:
@@ -582,8 +688,12 @@ def check(spark, tmp: Path, g: Graph, qs: list[Query], conf: dict | None = None)
         )
 
 
+# Graphs per run of the main property test: 12 in CI; GEAFLOW_SQL_FUZZ=N runs
+# about N patterns (N / PATTERNS_PER_GRAPH graphs) on demand.
+GRAPHS = max(12, int(os.environ.get("GEAFLOW_SQL_FUZZ") or 0) // PATTERNS_PER_GRAPH)
+
 _SETTINGS = settings(
-    max_examples=12,
+    max_examples=GRAPHS,
     deadline=None,
     derandomize=True,
     suppress_health_check=[
@@ -622,6 +732,28 @@ def test_match_agrees_with_kuzu_on_self_loops_and_parallel_edges(spark, tmp_path
 def test_match_agrees_with_kuzu_with_rules_off(spark, tmp_path_factory, g, qs):
     check(spark, tmp_path_factory.mktemp("kz"), g, qs, {"geaflow.dsl.optimizer.enabled": "false"})
     COUNTED["rules-off"] = COUNTED.get("rules-off", 0) + len(qs)
+
+
+def test_path_unions_agree_with_kuzu(spark, tmp_path):
+    """``|`` keeps one of two equal paths, ``|+|`` both; a variable one branch
+    lacks is null.  Branches that overlap on the R edge 1->2."""
+    g = Graph(
+        (("A", 1, 1), ("A", 2, 2), ("B", 3, 3)),
+        (("R", 1, 2, 5), ("S", 1, 3, 6), ("R", 3, 1, 7)),
+    )
+    start = PathP((NodeP("v0", ("A",), Cond("=", 1)),), ())
+    any_edge = (EdgeP("ue", (), "OUT", None, None), NodeP("ua", (), None))
+    r_edge = (EdgeP("ue", ("R",), "OUT", None, None), NodeP("ua", ("A",), None))
+    to_b = (EdgeP("ue", (), "IN", None, None), NodeP("ub", ("B",), None))
+    qs = [
+        Query((start,), None, union=UnionP("v0", keep_all, (any_edge, other)))
+        for keep_all in (False, True)
+        for other in (r_edge, to_b)
+    ]
+    check(spark, tmp_path, g, qs)
+    got = geaflow_rows(spark, tmp_path / "g", g, [gql_query(q) for q in qs[:2]], {})
+    assert got[0] == Counter({(1, 2, "R"): 1, (1, 3, "S"): 1})
+    assert got[1] == Counter({(1, 2, None, "R"): 1, (1, 3, None, "S"): 1, (1, None, 3, "R"): 1})
 
 
 def test_at_least_200_pairs_ran():
