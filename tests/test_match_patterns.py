@@ -275,6 +275,43 @@ def test_match_clauses_that_never_meet_multiply(mg):
     assert got.columns[:3] == ["s", "a", "c"]
 
 
+# LET GLOBAL ----------------------------------------------------------------------
+
+
+def test_let_global_is_seen_by_vertices_matched_later(mg):
+    """A LET GLOBAL value lives on the vertex: a vertex matched later with the
+    same id carries it, one never set carries null."""
+    got = rows(
+        mg,
+        "MATCH (a:person) LET GLOBAL a.old = a.age > 30 "
+        "MATCH (a)-[:knows]->(b) RETURN a.id, a.old, b.id, b.old",
+    )
+    assert got == [
+        (1, False, 2, False),
+        (1, False, 3, True),
+        (2, False, 3, True),
+        (3, True, 4, True),
+    ]
+    got = rows(
+        mg,
+        "MATCH (a:person WHERE a.id < 3) LET GLOBAL a.t = a.age "
+        "MATCH (a)-[:knows]->(b) RETURN a.id, b.id, b.t",
+    )
+    assert got == [(1, 2, 25), (1, 3, None), (2, 3, None)]
+
+
+def test_let_global_set_by_several_paths_keeps_one_value(mg):
+    """Vertex 3 is reached from 1 and from 2: each path keeps its own value,
+    and a later match of 3 sees one of them (the greatest), not a row for each
+    (GeaFlow keeps the one written last)."""
+    got = rows(
+        mg,
+        "MATCH (a:person)-[:knows]->(b) LET GLOBAL b.src = a.id "
+        "MATCH (b)-[:knows]->(c) RETURN b.id, b.src, c.id, c.src",
+    )
+    assert got == [(2, 1, 3, 2), (3, 1, 4, 3), (3, 2, 4, 3)]
+
+
 # RETURN ordering, LIMIT and GeaFlow's OFFSET -----------------------------------
 
 

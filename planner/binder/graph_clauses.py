@@ -18,6 +18,7 @@ from planner.graph_nodes import (
     GraphAlgorithm,
 )
 from planner.logical import (
+    AggCall,
     Aggregate,
     Field,
     Filter,
@@ -80,7 +81,17 @@ class ClauseRules(GraphBinderBase):
             exp.Dot(this=ref(idx, t_struct), expression=exp.Identifier(this=stored, quoted=True)), t
         )
         values = Project(state.node, (key, value), (Field("id", type_of(key)), Field(name, t)))
-        overlay = Aggregate(values, (0, 1), (), values.schema, internal=True)
+        # One value per vertex: GeaFlow keeps a global variable on the vertex,
+        # so paths that set it differently leave one of their values (the last
+        # written, in an order of its runtime); here the greatest, so a vertex
+        # met later is never one row per value.
+        overlay = Aggregate(
+            values,
+            (0,),
+            (AggCall("MAX", (1,), False, t),),
+            values.schema,
+            internal=True,
+        )
         self.global_fields.append((name, t, overlay))
         # Vertices bound before the LET see the value too.
         for f in list(state.fields):
