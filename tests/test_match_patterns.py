@@ -298,6 +298,13 @@ def test_let_global_is_seen_by_vertices_matched_later(mg):
         "MATCH (a)-[:knows]->(b) RETURN a.id, b.id, b.t",
     )
     assert got == [(1, 2, 25), (1, 3, None), (2, 3, None)]
+    # and at the end of a variable-length edge with a condition on its edges
+    got = rows(
+        mg,
+        "MATCH (a:person WHERE a.id < 3) LET GLOBAL a.t = a.age "
+        "MATCH (a)-[e:knows WHERE e.weight > 0.3]->{1,2}(b) RETURN a.id, b.id, b.t",
+    )
+    assert got == [(1, 2, 25), (1, 3, None), (1, 4, None)]
 
 
 def test_let_global_set_by_several_paths_keeps_one_value(mg):

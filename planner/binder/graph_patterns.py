@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from dataclasses import replace
 from typing import Any
 
 from sqlglot import exp
@@ -281,7 +280,8 @@ class PatternRules(GraphBinderBase):
             target_var,
             target_labels,
             self.vertex_type,
-            None,
+            # On a variable-length edge the edge's conditions hold for every edge of the run.
+            self._loop_edge_condition(edge, edge_var) if edge.is_loop else None,
             None,
             target_bound,
             edge.min_hops,
@@ -305,13 +305,7 @@ class PatternRules(GraphBinderBase):
         new_state = PathState(em, fields)
         if target_bound is None:
             new_state = self._apply_globals(new_state, target_idx)
-        if em.is_loop:
-            # On a variable-length edge the conditions hold for every edge of the run.
-            edge_cond = self._loop_edge_condition(edge, edge_var)
-            if edge_cond is not None:
-                em = replace(em, edge_filter=edge_cond)
-                new_state = PathState(em, fields)
-        else:
+        if not em.is_loop:
             new_state = self._element_conditions(new_state, edge, edge_var)
         if target_bound is not None and target_labels:
             new_state = self._label_filter(new_state, target_bound, target_labels)
