@@ -26,10 +26,11 @@ Where GeaFlow and Cypher (or Kuzu) differ, and what this test does about it
    and nothing is translated; ``test_kuzu_walks`` pins Kuzu's behaviour so a
    Kuzu that switched to trails would fail loudly rather than silently.
 2. **Anonymous elements.**  A GeaFlow path consists of its *named* elements:
-   after each comma pattern with an anonymous vertex or edge, paths that agree
-   on every named element so far are one path.  Cypher keeps every binding.
-   The last edge of an anonymous variable-length edge is not dropped (GeaFlow's
-   loop emits every run; its LDBC BI 8 answer counts them).  Translated
+   after each comma pattern with an anonymous vertex or one-hop edge, paths
+   that agree on every named element so far are one path.  Cypher keeps every
+   binding.  The last edge of an anonymous variable-length edge is not dropped
+   and such an edge alone makes no set (GeaFlow's loop emits every run; its
+   LDBC BI 8 answer counts them).  Translated
    exactly: every element gets a name in Cypher, and after such a pattern
    ``WITH DISTINCT`` keeps the named vertices and the identities of the named
    and the variable-length edges (a variable-length edge: its last
@@ -169,8 +170,13 @@ class PathP:
 
     @property
     def anonymous(self) -> bool:
+        """Does the pattern make the paths a set (GeaFlow drops its anonymous
+        vertices and one-hop edges)?  An anonymous variable-length edge alone
+        does not: each of its runs is a path."""
         own = self.nodes[1:] if self.continues else self.nodes
-        return any(n.var is None for n in own) or any(e.var is None for e in self.edges)
+        return any(n.var is None for n in own) or any(
+            e.var is None and e.hops is None for e in self.edges
+        )
 
 
 @dataclass(frozen=True)
@@ -945,3 +951,15 @@ def test_geaflow_side_anonymous_runs_stay_apart(session):
     assert _rows(session, "MATCH (a WHERE a.id = 1)-[]-(b) RETURN b.id") == Counter(
         {(2,): 1, (3,): 1}
     )
+
+
+def test_anonymous_runs_differing_before_their_last_edge_agree_with_kuzu(spark, tmp_path):
+    """Two runs 1 -R-> 2 -R-> 3 and 1 -S-> 2 -R-> 3 share their last edge: two
+    paths on both sides (an anonymous run alone makes no set)."""
+    g = Graph(
+        (("A", 1, 0), ("A", 2, 0), ("A", 3, 0)), (("R", 1, 2, 0), ("S", 1, 2, 0), ("R", 2, 3, 0))
+    )
+    gql = "MATCH (a WHERE a.id = 1)-[]->{2,2}(b) RETURN a.id, b.id"
+    cypher = "MATCH (a {id: 1})-[*2..2]->(b) RETURN a.id, b.id"
+    assert kuzu_rows(tmp_path, g, [cypher]) == [Counter({(1, 3): 2})]
+    assert geaflow_rows(spark, tmp_path / "g", g, [gql], {}) == [Counter({(1, 3): 2})]
