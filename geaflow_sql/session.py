@@ -219,6 +219,17 @@ class Session:
     def _submit(
         self, run: ScriptRun, parsed: s.Script, st: s.Statement, parameters: Any
     ) -> list[StatementResult]:
+        try:
+            return self._submit_one(run, parsed, st, parameters)
+        except RecursionError:
+            # The parser bounds a statement's depth (grammar.depth); this is
+            # the net under that bound, so that no input crashes a front end.
+            err = ValidationError("this statement nests too deeply to plan; split it")
+            raise err.at(st.span).with_context(text=parsed.text, source=parsed.source) from None
+
+    def _submit_one(
+        self, run: ScriptRun, parsed: s.Script, st: s.Statement, parameters: Any
+    ) -> list[StatementResult]:
         start = time.perf_counter()
         bound = self._bind(parsed, st, parameters)
         if isinstance(bound, (SessionChange, InfoStatement)):

@@ -7,14 +7,36 @@ as the grammar files are.
 
 from __future__ import annotations
 
+import math
 from typing import Any
 
 from lark import Token, Transformer, v_args
 from lark.tree import Meta
 
+from geaflow_sql.core.errors import ParseError
+
 from . import syntax as s
 from .literals import decode_identifier, decode_string_token
 from .tree_helpers import Tagged, span_of, tagged, tokens_of, values_of
+
+# Longer integer literals are out of every integer type's range (BIGINT has
+# 19 digits); the binder checks the exact range once a sign is applied.
+MAX_INT_DIGITS = 20
+
+
+def balanced(op: str, operands: list[s.Expr]) -> s.Expr:
+    """``a op b op c ...`` for an associative ``op`` as a tree of depth log2(n),
+    built pairwise (so a chain of thousands of terms nests a dozen deep)."""
+    level = list(operands)
+    while len(level) > 1:
+        paired: list[s.Expr] = []
+        for k in range(0, len(level) - 1, 2):
+            left, right = level[k], level[k + 1]
+            paired.append(s.Binary(op, left, right, span=left.span.merge(right.span)))
+        if len(level) % 2:
+            paired.append(level[-1])
+        level = paired
+    return level[0]
 
 
 @v_args(meta=True)
@@ -39,10 +61,20 @@ class ExpressionRules(Transformer):
 
     def int_lit(self, meta: Meta, ch: list[Any]) -> s.Literal:
         text = str(ch[0])
-        return s.Literal(int(text.rstrip("lL")), "int", text, span=span_of(meta))
+        digits = text.rstrip("lL")
+        if len(digits.lstrip("0")) > MAX_INT_DIGITS:
+            raise ParseError(
+                f"integer literal of {len(digits)} digits is out of range (BIGINT)",
+                span=span_of(meta),
+            )
+        return s.Literal(int(digits), "int", text, span=span_of(meta))
 
     def dec_lit(self, meta: Meta, ch: list[Any]) -> s.Literal:
         text = str(ch[0])
+        if math.isinf(float(text.rstrip("dDfF"))):
+            raise ParseError(
+                f"number {text[:40]} is out of the range of DOUBLE", span=span_of(meta)
+            )
         return s.Literal(text, "decimal", text, span=span_of(meta))
 
     def str_lit(self, meta: Meta, ch: list[Any]) -> s.Literal:
@@ -59,15 +91,19 @@ class ExpressionRules(Transformer):
 
     # ------------------------------------------------------------- expressions
     def or_op(self, meta: Meta, ch: list[Any]) -> s.Expr:
-        left, right = values_of(ch)
-        return s.Binary("OR", left, right, span=span_of(meta))
+        return balanced("OR", values_of(ch))
 
     def and_op(self, meta: Meta, ch: list[Any]) -> s.Expr:
-        left, right = values_of(ch)
-        return s.Binary("AND", left, right, span=span_of(meta))
+        return balanced("AND", values_of(ch))
 
     def not_op(self, meta: Meta, ch: list[Any]) -> s.Expr:
-        return s.Unary("NOT", values_of(ch)[0], span=span_of(meta))
+        # NOT NOT x is x in three-valued logic too; two are kept so that a
+        # NOT of a value that is no condition is still reported.
+        nots = [c for c in ch if isinstance(c, Token)]
+        operand = values_of(ch)[0]
+        if len(nots) % 2 == 0:
+            operand = s.Unary("NOT", operand, span=span_of(nots[-1]).merge(operand.span))
+        return s.Unary("NOT", operand, span=span_of(meta))
 
     def _is(self, meta: Meta, ch: list[Any], what: str) -> s.Expr:
         return s.IsTest(values_of(ch)[0], what, "NOT" in tokens_of(ch), span=span_of(meta))
@@ -124,13 +160,17 @@ class ExpressionRules(Transformer):
         return s.Between(operand, low, high, "NOT" in tokens_of(ch), span=span_of(meta))
 
     def concat_op(self, meta: Meta, ch: list[Any]) -> s.Expr:
-        left, right = values_of(ch)
-        return s.Binary("||", left, right, span=span_of(meta))
+        return balanced("||", values_of(ch))
 
     def arith(self, meta: Meta, ch: list[Any]) -> s.Expr:
-        left, op, right = ch
-        text = "-" if op.type == "EDGE_DASH" else str(op)
-        return s.Binary(text, left, right, span=span_of(meta))
+        # Left to right, as written: (a + b) - c (not reordered: integer
+        # widening and floating-point rounding depend on the order).
+        acc = ch[0]
+        for k in range(1, len(ch), 2):
+            op, right = ch[k], ch[k + 1]
+            text = "-" if op.type == "EDGE_DASH" else str(op)
+            acc = s.Binary(text, acc, right, span=acc.span.merge(right.span))
+        return acc
 
     def neg(self, meta: Meta, ch: list[Any]) -> s.Expr:
         operand = values_of(ch)[0]

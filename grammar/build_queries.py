@@ -2,13 +2,28 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import Any
 
-from lark import Transformer, v_args
+from lark import Token, Transformer, v_args
 from lark.tree import Meta
 
 from . import syntax as s
 from .tree_helpers import Alias, Tagged, by_tag, span_of, tagged, tokens_of, values_of
+
+
+def _balanced_union(terms: list[s.Query], is_all: bool) -> s.Query:
+    level = list(terms)
+    while len(level) > 1:
+        paired: list[s.Query] = []
+        for k in range(0, len(level) - 1, 2):
+            left, right = level[k], level[k + 1]
+            span = left.span.merge(right.span)
+            paired.append(s.SetOperation("UNION", is_all, left, right, span=span))
+        if len(level) % 2:
+            paired.append(level[-1])
+        level = paired
+    return level[0]
 
 
 @v_args(meta=True)
@@ -31,28 +46,46 @@ class QueryRules(Transformer):
         )
 
     def union(self, meta: Meta, ch: list[Any]) -> s.Query:
-        left, right = values_of(ch)
-        is_all = "ALL" in tokens_of(ch)
-        # SQL applies a trailing ORDER BY / LIMIT to the whole union, not to its
-        # last SELECT (which the grammar attaches them to).
-        if isinstance(right, s.Select) and (right.order_by or right.limit is not None):
-            inner = s.Select(
-                right.items,
-                right.from_,
-                right.where,
-                right.group_by,
-                right.having,
-                (),
-                None,
-                None,
-                right.distinct,
-                span=right.span,
-            )
-            union = s.SetOperation("UNION", is_all, left, inner, span=span_of(meta))
-            return s.OrderedQuery(
-                union, right.order_by, right.limit, right.offset, span=span_of(meta)
-            )
-        return s.SetOperation("UNION", is_all, left, right, span=span_of(meta))
+        """``t0 UNION [ALL] t1 UNION [ALL] t2 ...``, evaluated left to right.
+        A run of one operator is one associative set operation, built as a
+        tree of depth log2(run) (a union of hundreds of SELECTs nests a few
+        deep); SQL applies an ORDER BY / LIMIT that the grammar attaches to a
+        SELECT after UNION to the union so far."""
+        terms: list[s.Query] = []
+        ops: list[bool] = []  # UNION ALL before terms[k + 1]
+        for c in ch:
+            if isinstance(c, Token):
+                if c.type == "UNION":
+                    ops.append(False)
+                elif c.type == "ALL":
+                    ops[-1] = True
+            else:
+                terms.append(c)
+        acc = terms[0]
+        run: list[s.Query] = []
+        run_all = False
+
+        def flush(acc: s.Query) -> s.Query:
+            if not run:
+                return acc
+            right = _balanced_union(run, run_all)
+            return s.SetOperation("UNION", run_all, acc, right, span=acc.span.merge(right.span))
+
+        for is_all, term in zip(ops, terms[1:], strict=True):
+            if isinstance(term, s.Select) and (term.order_by or term.limit is not None):
+                acc = flush(acc)
+                run = []
+                inner = replace(term, order_by=(), limit=None, offset=None)
+                span = acc.span.merge(term.span)
+                union = s.SetOperation("UNION", is_all, acc, inner, span=span)
+                acc = s.OrderedQuery(union, term.order_by, term.limit, term.offset, span=span)
+                continue
+            if run and is_all != run_all:
+                acc = flush(acc)
+                run = []
+            run.append(term)
+            run_all = is_all
+        return flush(acc)
 
     def paren_query(self, meta: Meta, ch: list[Any]) -> s.Query:
         q = ch[0]

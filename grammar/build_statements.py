@@ -2,12 +2,16 @@
 
 from __future__ import annotations
 
+import math
 from typing import Any
 
 from lark import Token, Transformer, v_args
 from lark.tree import Meta
 
+from geaflow_sql.core.errors import ParseError
+
 from . import syntax as s
+from .build_expressions import MAX_INT_DIGITS
 from .literals import decode_string_token
 from .tree_helpers import Tagged, by_tag, span_of, tagged, tokens_of, values_of
 
@@ -46,10 +50,13 @@ class StatementRules(Transformer):
         text = "".join(str(c) for c in ch)
         if meta is not None and not getattr(meta, "empty", False):
             text = self.text[meta.start_pos : meta.end_pos].replace(" ", "")
-        try:
-            return int(text.rstrip("lL"))
-        except ValueError:
+        digits = text.rstrip("lL").lstrip("-")
+        if digits.isdigit():
+            if len(digits.lstrip("0")) <= MAX_INT_DIGITS:
+                return int(text.rstrip("lL"))
+        elif not math.isinf(float(text)):
             return float(text)
+        raise ParseError(f"number {text[:40]} is out of range", span=span_of(meta))
 
     def column_def(self, meta: Meta, ch: list[Any]) -> s.ColumnDef:
         name, type_name = ch
@@ -154,8 +161,6 @@ class StatementRules(Transformer):
                         span=last.span.merge(ts_span),
                     )
                 else:
-                    from geaflow_sql.core.errors import ParseError
-
                     raise ParseError("TIMESTAMP(...) must follow an edge definition", span=ts_span)
         return s.CreateGraph(
             name,

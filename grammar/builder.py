@@ -11,6 +11,7 @@ the text it covers.
 from __future__ import annotations
 
 from lark import v_args
+from lark.visitors import Transformer_NonRecursive
 
 from .build_expressions import ExpressionRules
 from .build_gql import GqlRules
@@ -22,8 +23,9 @@ __all__ = ["TreeBuilder", "span_of"]
 
 
 @v_args(meta=True)
-class TreeBuilder(ExpressionRules, QueryRules, GqlRules, StatementRules):
-    """Lark tree -> syntax tree."""
+class TreeBuilder(Transformer_NonRecursive, ExpressionRules, QueryRules, GqlRules, StatementRules):
+    """Lark tree -> syntax tree, bottom-up without recursion (deeply nested
+    text is limited by ``grammar.depth``, not by Python's stack)."""
 
     def __init__(self, text: str) -> None:
         super().__init__(visit_tokens=False)

@@ -18,6 +18,7 @@ from geaflow_sql.core.errors import GeaflowError, ParseError
 
 from . import syntax as s
 from .builder import TreeBuilder
+from .depth import check_depth, ensure_recursion_limit
 from .loader import parser
 
 # How terminals read in an error message.
@@ -174,6 +175,7 @@ def parse(text: str, source: str = "<script>") -> s.Script:
     """
     if not isinstance(text, str):
         raise ParseError("script text must be a string", text="", source=source)
+    ensure_recursion_limit()
     try:
         tree = parser().parse(text)
     except UnexpectedInput as err:
@@ -207,6 +209,12 @@ def parse(text: str, source: str = "<script>") -> s.Script:
         raise ParseError(
             "statement is nested too deeply", span=_span_at(text, 1, 1), text=text, source=source
         ) from None
+    for statement in statements:
+        try:
+            check_depth(statement)
+        except ParseError as err:
+            err.with_context(text=text, source=source)
+            raise
     return s.Script(tuple(statements), text=text, source=source, span=_span_at(text, 1, 1))
 
 

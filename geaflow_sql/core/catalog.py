@@ -234,7 +234,7 @@ class GraphInfo:
         value = self.option("shardCount", self.option("shardNum", 1))
         try:
             return max(1, int(value))
-        except (TypeError, ValueError):
+        except (TypeError, ValueError, OverflowError):
             return 1
 
     def vertex(self, label: str) -> VertexTableInfo | None:

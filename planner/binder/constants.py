@@ -29,6 +29,10 @@ def constant_int(ctx: BindContext, e: s.Expr | None, what: str) -> int | None:
         raise ctx.error(ValidationError(f"{what} must be an integer constant"), e.span)
     if value < 0:
         raise ctx.error(ValidationError(f"{what} must not be negative"), e.span)
+    if value >= 2**31:
+        raise ctx.error(
+            ValidationError(f"{what} {value} is out of range (at most 2^31 - 1)"), e.span
+        )
     return value
 
 

@@ -121,6 +121,8 @@ class ExprBinder:
     # --------------------------------------------------------------- literals
     def _bind_Literal(self, e: s.Literal) -> exp.Expression:
         if e.kind == "int":
+            if not -(2**63) <= int(e.value) < 2**63:
+                raise ValidationError(f"integer literal {e.text} is out of the range of BIGINT")
             return literal_for(int(e.value))
         if e.kind == "decimal":
             text = str(e.value)

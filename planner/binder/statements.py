@@ -127,6 +127,14 @@ class StatementBinder:
             if labels.count(lab) > 1:
                 raise self.error(ValidationError(f"label {lab!r} is declared twice"), st)
         options = tuple(st.options)
+        for key, value in options:
+            if key.lower() in ("shardcount", "shardnum") and not _is_count(value):
+                raise self.error(
+                    ValidationError(
+                        f"{key} must be a whole number from 1 to 2^31 - 1, not {value!r}"
+                    ),
+                    st,
+                )
         if not any(k.lower() == "storetype" for k, _ in options):
             # The job's default store type (GeaFlow's geaflow.dsl.graph.store.type)
             # is fixed into the graph at CREATE, so a later SET cannot move it.
@@ -434,3 +442,9 @@ class StatementBinder:
             is_vertex,
             tuple((f.name, mapping.get(f.name)) for f in fields),
         )
+
+
+def _is_count(value: object) -> bool:
+    """A positive 32-bit whole number, written as one (GeaFlow reads shard counts as ints)."""
+    text = str(value).strip()
+    return text.isdigit() and len(text) <= 10 and 1 <= int(text) < 2**31
