@@ -213,7 +213,7 @@ def _temporal_decimal_binary_literal(value: Any) -> exp.Expression | None:
     if isinstance(value, dt.datetime):
         if value.tzinfo is not None:
             # the instant, whatever the session's time zone: an offset in the text
-            value = value.astimezone(dt.timezone.utc)
+            value = value.astimezone(dt.UTC)
         return cast(value.isoformat(sep=" "), T.TIMESTAMP)
     if isinstance(value, dt.date):
         return cast(value.isoformat(), T.DATE)
