@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import functools
+import gc
 
 from lark import Token
 from lark.exceptions import (
@@ -176,6 +177,18 @@ def parse(text: str, source: str = "<script>") -> s.Script:
     if not isinstance(text, str):
         raise ParseError("script text must be a string", text="", source=source)
     ensure_recursion_limit()
+    # Parsing allocates many small acyclic objects; the cycle collector's full
+    # passes over them made the time of a long script grow with its square.
+    collecting = gc.isenabled()
+    gc.disable()
+    try:
+        return _parse(text, source)
+    finally:
+        if collecting:
+            gc.enable()
+
+
+def _parse(text: str, source: str) -> s.Script:
     try:
         tree = parser().parse(text)
     except UnexpectedInput as err:

@@ -8,6 +8,7 @@ Expressions are never mutated once bound; helpers here return copies.
 
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Callable, Iterable, Mapping
 from typing import Any
@@ -82,6 +83,26 @@ def remap_refs(
     return out
 
 
+def replace_node(node: exp.Expression, new: exp.Expression) -> None:
+    """``node.replace(new)`` in constant time.  sqlglot's replace re-parents
+    every sibling when the node sits in a list (an IN list, a function's
+    arguments), so replacing each item of a list of n took n^2 steps."""
+    parent, key, index = node.parent, node.arg_key, node.index
+    if parent is None or key is None:
+        return
+    siblings = parent.args.get(key)
+    if index is None or not isinstance(siblings, list) or siblings[index] is not node:
+        node.replace(new)
+        return
+    up: Any = parent
+    while up is not None and up._hash is not None:  # cached hashes above are stale now
+        up._hash = None
+        up = up.parent
+    siblings[index] = new
+    new.parent, new.arg_key, new.index = parent, key, index
+    node.parent = None
+
+
 def substitute_refs(e: exp.Expression, values: Mapping[int, exp.Expression]) -> exp.Expression:
     """Replace each reference ``c<i>`` by ``values[i]`` (inlining a projection)."""
     root = copy_typed(e)
@@ -90,7 +111,7 @@ def substitute_refs(e: exp.Expression, values: Mapping[int, exp.Expression]) -> 
     for node in list(root.find_all(exp.Column)):
         i = ref_index(node)
         if i is not None and i in values:
-            node.replace(copy_typed(values[i]))
+            replace_node(node, copy_typed(values[i]))
     return root
 
 
@@ -238,15 +259,18 @@ def cast_to(e: exp.Expression, target: Any) -> exp.Expression:
     if isinstance(target, T.StructType) or isinstance(source, T.StructType):
         return e
     if source.name == "NULL":
-        return typed(
-            exp.Cast(
-                this=exp.Null(), to=exp.DataType.build(T.spark_sql_type(target), dialect="spark")
-            ),
-            target,
-        )
-    return typed(
-        exp.Cast(this=e, to=exp.DataType.build(T.spark_sql_type(target), dialect="spark")), target
-    )
+        return typed(exp.Cast(this=exp.Null(), to=_data_type(target)), target)
+    return typed(exp.Cast(this=e, to=_data_type(target)), target)
+
+
+@functools.lru_cache(maxsize=256)
+def _spark_data_type(spark_type: str) -> exp.DataType:
+    return exp.DataType.build(spark_type, dialect="spark")
+
+
+def _data_type(target: Any) -> exp.DataType:
+    """The sqlglot type of a cast to ``target`` (parsed once per type, copied)."""
+    return _spark_data_type(T.spark_sql_type(target)).copy()
 
 
 # Comparison and arithmetic operators of the DSL as sqlglot nodes.

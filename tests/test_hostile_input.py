@@ -232,3 +232,37 @@ def test_long_quoted_text_parses_in_memory_a_small_multiple_of_it(make):
     finally:
         tracemalloc.stop()
     assert peak < 20 * len(text), f"{peak / len(text):.0f} bytes per character"
+
+
+def test_an_in_list_of_twenty_thousand_items_plans_and_folds(cat):
+    """Folding an IN list replaces its items one by one (each CAST of an int
+    literal becomes a BIGINT literal); that is linear now (replace_node)."""
+    from sqlglot import exp
+
+    from planner.logical import TableScan, walk
+
+    items = ", ".join(str(i) for i in range(20_000))
+    after = optimize(plan_of(f"SELECT id FROM users WHERE id IN ({items})", cat), Config({})).after
+    scan = next(n for n in walk(after) if isinstance(n, TableScan))
+    cond = next(f for f in scan.filters if isinstance(f, exp.In))
+    values = cond.expressions
+    assert values[7].sql() == "7L"  # folded: a BIGINT literal, not CAST(7 AS BIGINT)
+    assert len(values) == 20_000
+    assert [v.parent is cond and v.index == k for k, v in enumerate(values)] == [True] * 20_000
+
+
+def test_replace_node_keeps_the_tree_consistent():
+    from sqlglot import exp
+
+    from planner.expressions import replace_node
+
+    tree = exp.In(this=exp.column("a"), expressions=[exp.Literal.number(i) for i in range(5)])
+    before = hash(tree)
+    middle = tree.expressions[2]
+    replace_node(middle, exp.Literal.number(99))
+    assert [e.sql() for e in tree.expressions] == ["0", "1", "99", "3", "4"]
+    assert all(e.parent is tree and e.index == k for k, e in enumerate(tree.expressions))
+    assert middle.parent is None
+    assert hash(tree) != before  # the cached hash was dropped
+    replace_node(tree.this, exp.column("b"))  # a single child goes through sqlglot's own set
+    assert tree.sql() == "b IN (0, 1, 99, 3, 4)"

@@ -17,7 +17,7 @@ from typing import Any
 from sqlglot import exp
 
 from geaflow_sql.core import types as T
-from planner.expressions import cast_to, copy_typed, literal_for, type_of, typed
+from planner.expressions import cast_to, copy_typed, literal_for, replace_node, type_of, typed
 from planner.logical import Filter, Join, LogicalNode, Project, TableScan
 
 _ARITH = (exp.Add, exp.Sub, exp.Mul)
@@ -164,7 +164,7 @@ def fold(e: exp.Expression) -> exp.Expression:
             if node is root:
                 root = new
             else:
-                node.replace(new)
+                replace_node(node, new)
     return root
 
 
