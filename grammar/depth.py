@@ -19,11 +19,14 @@ from geaflow_sql.core.errors import ParseError
 
 from . import syntax as s
 
-# Levels of syntax-tree nesting one statement may have.  The stages after the
-# parser need about six Python frames a level (SQL generation the most).
-MAX_DEPTH = 1000
-# The interpreter's frame limit this needs (Python's default is 1,000).
-RECURSION_LIMIT = 10 * MAX_DEPTH
+# Levels of syntax-tree nesting one statement may have.  Spark's own SQL
+# parser, which reads the expressions geaflow-sql hands it, gives up between
+# 250 and 300 nested calls or operators (FAILED_TO_PARSE_TOO_COMPLEX).
+MAX_DEPTH = 200
+# The interpreter's frame limit the stages after the parser need at that
+# depth (about six frames a level, SQL generation the most; Python's default
+# is 1,000), with room to spare.
+RECURSION_LIMIT = 10_000
 
 
 def ensure_recursion_limit() -> None:

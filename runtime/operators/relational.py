@@ -26,7 +26,8 @@ from planner.logical import (
 from runtime.connectors.base import ReadRequest
 from runtime.connectors.registry import connector_for
 from runtime.env import Env
-from runtime.expressions import column
+from runtime.expressions import column, spark_sql
+from runtime.operators.literal_rows import python_rows, spark_schema
 
 
 def _names(n: int) -> list[str]:
@@ -51,8 +52,6 @@ def table_scan(env: Env, node: TableScan, inputs: list[Any]) -> Any:
 
 
 def values(env: Env, node: Values, inputs: list[Any]) -> Any:
-    from pyspark.sql import functions as F
-
     spark = env.spark
     width = len(node.fields_)
     base = spark.range(1)
@@ -67,16 +66,23 @@ def values(env: Env, node: Values, inputs: list[Any]) -> Any:
                 for i, (e, f) in enumerate(zip(node.rows[0], node.fields_, strict=True))
             ]
         )
-    structs = [
-        F.struct(
-            *[
-                column(e).cast(T.spark_sql_type(f.type)).alias(f"c{i}")
-                for i, (e, f) in enumerate(zip(row, node.fields_, strict=True))
-            ]
+    rows = python_rows(node)
+    if rows is not None:
+        # Constants: one local relation, not a Spark column per value.
+        return spark.createDataFrame(rows, spark_schema(node))
+    # Expressions: one SQL text for all rows (a Column per value would be a
+    # py4j round trip each).
+    types = [T.spark_sql_type(f.type) for f in node.fields_]
+    structs = ", ".join(
+        "struct("
+        + ", ".join(
+            f"CAST({spark_sql(e)} AS {t}) AS c{i}"
+            for i, (e, t) in enumerate(zip(row, types, strict=True))
         )
+        + ")"
         for row in node.rows
-    ]
-    return base.select(F.inline(F.array(*structs)))
+    )
+    return base.selectExpr(f"inline(array({structs}))")
 
 
 def project(env: Env, node: Project, inputs: list[Any]) -> Any:
