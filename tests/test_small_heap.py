@@ -137,14 +137,16 @@ def oracle(g: dict) -> list[list[int]]:
     tagged = set(into[("hasTag", hot)])
 
     def forums_up(m: int) -> set[int]:
-        """Forums holding a Post at the end of 0..MAX_HOPS replyOf edges from m."""
+        """Forums holding a Post at the end of 0..MAX_HOPS replyOf edges from m,
+        every vertex a hop reaches being a Post (GeaFlow's loop body:
+        ``-[:replyOf]->{0,}(p:Post)`` checks the label after every edge)."""
         found, frontier = set(), [m]
         for hop in range(MAX_HOPS + 1):
             for x in frontier:
                 if x in g["posts"]:
                     found.update(into[("containerOf", x)])
             if hop < MAX_HOPS:
-                frontier = [y for x in frontier for y in out[("replyOf", x)]]
+                frontier = [y for x in frontier for y in out[("replyOf", x)] if y in g["posts"]]
         return found
 
     members = defaultdict(set)
