@@ -17,26 +17,16 @@ from geaflow_sql.core.errors import ParseError
 
 from . import syntax as s
 from .literals import decode_identifier, decode_string_token
-from .tree_helpers import Tagged, span_of, tagged, tokens_of, values_of
+from .tree_helpers import Tagged, balanced, span_of, tagged, tokens_of, values_of
 
 # Longer integer literals are out of every integer type's range (BIGINT has
 # 19 digits); the binder checks the exact range once a sign is applied.
 MAX_INT_DIGITS = 20
 
 
-def balanced(op: str, operands: list[s.Expr]) -> s.Expr:
-    """``a op b op c ...`` for an associative ``op`` as a tree of depth log2(n),
-    built pairwise (so a chain of thousands of terms nests a dozen deep)."""
-    level = list(operands)
-    while len(level) > 1:
-        paired: list[s.Expr] = []
-        for k in range(0, len(level) - 1, 2):
-            left, right = level[k], level[k + 1]
-            paired.append(s.Binary(op, left, right, span=left.span.merge(right.span)))
-        if len(level) % 2:
-            paired.append(level[-1])
-        level = paired
-    return level[0]
+def _chain(op: str, operands: list[s.Expr]) -> s.Expr:
+    """``a op b op c ...`` for an associative ``op``, balanced."""
+    return balanced(operands, lambda a, b, span: s.Binary(op, a, b, span=span))
 
 
 @v_args(meta=True)
@@ -91,10 +81,10 @@ class ExpressionRules(Transformer):
 
     # ------------------------------------------------------------- expressions
     def or_op(self, meta: Meta, ch: list[Any]) -> s.Expr:
-        return balanced("OR", values_of(ch))
+        return _chain("OR", values_of(ch))
 
     def and_op(self, meta: Meta, ch: list[Any]) -> s.Expr:
-        return balanced("AND", values_of(ch))
+        return _chain("AND", values_of(ch))
 
     def not_op(self, meta: Meta, ch: list[Any]) -> s.Expr:
         # NOT NOT x is x in three-valued logic too; two are kept so that a
@@ -160,7 +150,7 @@ class ExpressionRules(Transformer):
         return s.Between(operand, low, high, "NOT" in tokens_of(ch), span=span_of(meta))
 
     def concat_op(self, meta: Meta, ch: list[Any]) -> s.Expr:
-        return balanced("||", values_of(ch))
+        return _chain("||", values_of(ch))
 
     def arith(self, meta: Meta, ch: list[Any]) -> s.Expr:
         # Left to right, as written: (a + b) - c (not reordered: integer

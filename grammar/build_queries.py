@@ -9,21 +9,16 @@ from lark import Token, Transformer, v_args
 from lark.tree import Meta
 
 from . import syntax as s
-from .tree_helpers import Alias, Tagged, by_tag, span_of, tagged, tokens_of, values_of
-
-
-def _balanced_union(terms: list[s.Query], is_all: bool) -> s.Query:
-    level = list(terms)
-    while len(level) > 1:
-        paired: list[s.Query] = []
-        for k in range(0, len(level) - 1, 2):
-            left, right = level[k], level[k + 1]
-            span = left.span.merge(right.span)
-            paired.append(s.SetOperation("UNION", is_all, left, right, span=span))
-        if len(level) % 2:
-            paired.append(level[-1])
-        level = paired
-    return level[0]
+from .tree_helpers import (
+    Alias,
+    Tagged,
+    balanced,
+    by_tag,
+    span_of,
+    tagged,
+    tokens_of,
+    values_of,
+)
 
 
 @v_args(meta=True)
@@ -68,7 +63,9 @@ class QueryRules(Transformer):
         def flush(acc: s.Query) -> s.Query:
             if not run:
                 return acc
-            right = _balanced_union(run, run_all)
+            right = balanced(
+                run, lambda a, b, span: s.SetOperation("UNION", run_all, a, b, span=span)
+            )
             return s.SetOperation("UNION", run_all, acc, right, span=acc.span.merge(right.span))
 
         for is_all, term in zip(ops, terms[1:], strict=True):

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 from lark import Token
@@ -61,3 +62,19 @@ class Alias(tuple):  # noqa: SLOT000
     """``(name, column_aliases)`` from an ``alias`` rule."""
 
     __slots__ = ()
+
+
+def balanced(items: list[Any], join: Callable[[Any, Any, s.Span], Any]) -> Any:
+    """``items`` joined by an associative operation as a tree of depth log2(n),
+    built pairwise (a chain of thousands of terms nests a dozen deep);
+    ``join(left, right, span)`` makes one node, ``span`` covering both."""
+    level = list(items)
+    while len(level) > 1:
+        paired = [
+            join(level[k], level[k + 1], level[k].span.merge(level[k + 1].span))
+            for k in range(0, len(level) - 1, 2)
+        ]
+        if len(level) % 2:
+            paired.append(level[-1])
+        level = paired
+    return level[0]

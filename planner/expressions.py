@@ -83,6 +83,31 @@ def remap_refs(
     return out
 
 
+def numeric_value(e: exp.Expression) -> int | float | None:
+    """The value of a numeric literal, parenthesised or negated (a ``D``
+    suffix, a point or an exponent make it a float), else None."""
+    while isinstance(e, exp.Paren):
+        e = e.this
+    neg = False
+    if isinstance(e, exp.Neg):
+        neg = True
+        e = e.this
+        while isinstance(e, exp.Paren):
+            e = e.this
+    if isinstance(e, exp.Literal) and not e.is_string:
+        text = str(e.this)
+        is_double = text.endswith(("D", "d"))
+        text = text.rstrip("DdLl")
+        try:
+            value: int | float = (
+                float(text) if is_double or "." in text or "e" in text.lower() else int(text)
+            )
+        except ValueError:
+            return None
+        return -value if neg else value
+    return None
+
+
 def replace_node(node: exp.Expression, new: exp.Expression) -> None:
     """``node.replace(new)`` in constant time.  sqlglot's replace re-parents
     every sibling when the node sits in a list (an IN list, a function's

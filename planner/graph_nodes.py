@@ -141,7 +141,7 @@ class EdgeMatch(SingleInput):
     via_end: bool = True
 
     def _check(self) -> None:
-        if not self.is_loop and (self.via_labels or self.via_filter is not None):
+        if not self.is_loop and self.has_body:
             raise InvalidPlan(
                 "only a variable-length edge has conditions on the vertices it passes"
             )
@@ -168,6 +168,11 @@ class EdgeMatch(SingleInput):
     def is_loop(self) -> bool:
         return not (self.min_hops == 1 and self.max_hops == 1)
 
+    @property
+    def has_body(self) -> bool:
+        """Does a hop of the run check the vertex it reaches (labels or filter)?"""
+        return bool(self.via_labels) or self.via_filter is not None
+
     def _compute_schema(self) -> Schema:
         out = self.input.schema + (Field(self.edge_variable, self.edge_type),)
         if self.target_bound is None and not self.edge_only:
@@ -191,7 +196,7 @@ class EdgeMatch(SingleInput):
             parts.append("edge_filter=" + render(self.edge_filter, [self.edge_variable]))
         if self.target_filter is not None:
             parts.append("target_filter=" + render(self.target_filter, [self.target_variable]))
-        if self.via_labels or self.via_filter is not None:
+        if self.has_body:
             via = f"via={'|'.join(self.via_labels) or '*'}"
             if self.via_filter is not None:
                 via += " WHERE " + render(self.via_filter, [self.target_variable])

@@ -193,7 +193,6 @@ def test_limits_and_shard_counts_out_of_range_are_errors(cat):
     with pytest.raises(GeaflowError) as info:
         plan_of("SELECT id FROM users\nLIMIT 99999999999999999999", cat)
     assert "out of range" in info.value.message and info.value.span.line == 2
-    from grammar.parser import parse as parse_script
     from planner.binder import BindContext, StatementBinder
 
     for value in ("1e999999", "99999999999999999999999", "0", "'many'"):
@@ -202,7 +201,7 @@ def test_limits_and_shard_counts_out_of_range_are_errors(cat):
             f"WITH (storeType='memory', shardCount = {value})"
         )
         with pytest.raises(GeaflowError) as info:
-            statement = parse_script(text).statements[1]
+            statement = parse(text).statements[1]
             StatementBinder(BindContext(cat, Config({}), text)).bind(statement)
         assert info.value.span.line == 2
         assert "shardCount" in info.value.message or "out of range" in info.value.message

@@ -485,6 +485,10 @@ def gql_script(g: Graph) -> str:
 # ---------------------------------------------------------------------------
 
 
+# How a relationship pattern reads in Cypher, around its brackets, by direction.
+CYPHER_ARROWS = {"OUT": ("-", "->"), "IN": ("<-", "-"), "BOTH": ("-", "-")}
+
+
 def cypher_query(q: Query) -> str:
     names = itertools.count()
     clauses: list[str] = []
@@ -540,7 +544,7 @@ def cypher_query(q: Query) -> str:
                     # follow the walk), so one edge walked either way is two
                     # values: the far end tells the two walks apart.
                     carried_edges.append((f"{ename}_end", f"{name}.id", False))
-            arrow = {"OUT": ("-", "->"), "IN": ("<-", "-"), "BOTH": ("-", "-")}[e.direction]
+            arrow = CYPHER_ARROWS[e.direction]
             text += f"{arrow[0]}{inner}{arrow[1]}({name}{_cy_labels(n)})"
         carried_nodes += [
             n.var for n in p.nodes if n.var is not None and n.var not in carried_nodes
@@ -551,7 +555,7 @@ def cypher_query(q: Query) -> str:
         if p is q.paths[-1] and q.count_sub is not None:
             c = q.count_sub
             labels = (":" + "|".join(c.edge_labels)) if c.edge_labels else ""
-            arrow = {"OUT": ("-", "->"), "IN": ("<-", "-"), "BOTH": ("-", "-")}[c.direction]
+            arrow = CYPHER_ARROWS[c.direction]
             sub = f"({c.var}){arrow[0]}[sx{labels}]{arrow[1]}(sy{''.join(f':{x}' for x in c.node_labels)})"
             where = "" if c.cond is None else f" WHERE {c.cond.cypher('sy', 'p')}"
             if c.form == "count":
@@ -599,7 +603,7 @@ def _cypher_union(
     halves = []
     for e, n in u.branches:
         labels = (":" + "|".join(e.labels)) if e.labels else ""
-        arrow = {"OUT": ("-", "->"), "IN": ("<-", "-")}[e.direction]
+        arrow = CYPHER_ARROWS[e.direction]
         conds = []
         if e.cond is not None:
             conds.append(e.cond.cypher("ue", "w"))

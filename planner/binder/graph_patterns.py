@@ -320,12 +320,9 @@ class PatternRules(GraphBinderBase):
         assert self.vertex_type is not None
         if not _has_conditions(node):
             return None
-        scope = Scope([ScopeField(var, self.vertex_type, 0, None, False)])
-        binder = ExprBinder(self.ctx, scope, local_relation=var)
-        parts = []
+        binder = self._binder_alone(var, self.vertex_type)
         try:
-            for eq in property_equalities(node, var):
-                parts.append(binder.bind_condition(eq))
+            parts = [binder.bind_condition(eq) for eq in property_equalities(node, var)]
             if node.where is not None:
                 parts.append(binder.bind_condition(node.where))
         except GeaflowError:
@@ -335,11 +332,8 @@ class PatternRules(GraphBinderBase):
     def _loop_edge_condition(self, edge: s.EdgePattern, edge_var: str) -> exp.Expression | None:
         """WHERE and {prop: value} of a variable-length edge, over the edge alone."""
         assert self.edge_type is not None
-        scope = Scope([ScopeField(edge_var, self.edge_type, 0, None, False)])
-        binder = ExprBinder(self.ctx, scope, local_relation=edge_var)
-        parts = []
-        for eq in property_equalities(edge, edge_var):
-            parts.append(binder.bind_condition(eq))
+        binder = self._binder_alone(edge_var, self.edge_type)
+        parts = [binder.bind_condition(eq) for eq in property_equalities(edge, edge_var)]
         if edge.where is not None:
             try:
                 parts.append(binder.bind_condition(edge.where))
@@ -351,6 +345,10 @@ class PatternRules(GraphBinderBase):
                     edge.where,
                 ) from None
         return and_all(parts)
+
+    def _binder_alone(self, var: str, t: Any) -> ExprBinder:
+        """Binds conditions over one pattern element alone (field 0)."""
+        return ExprBinder(self.ctx, Scope([ScopeField(var, t, 0, None, False)]), local_relation=var)
 
 
 def _has_conditions(element: Any) -> bool:

@@ -17,7 +17,15 @@ from typing import Any
 from sqlglot import exp
 
 from geaflow_sql.core import types as T
-from planner.expressions import cast_to, copy_typed, literal_for, replace_node, type_of, typed
+from planner.expressions import (
+    cast_to,
+    copy_typed,
+    literal_for,
+    numeric_value,
+    replace_node,
+    type_of,
+    typed,
+)
 from planner.logical import Filter, Join, LogicalNode, Project, TableScan
 
 _ARITH = (exp.Add, exp.Sub, exp.Mul)
@@ -35,26 +43,6 @@ def _unparen(e: exp.Expression) -> exp.Expression:
     while isinstance(e, exp.Paren):
         e = e.this
     return e
-
-
-def _number(e: exp.Expression) -> int | float | None:
-    e = _unparen(e)
-    neg = False
-    if isinstance(e, exp.Neg):
-        neg = True
-        e = _unparen(e.this)
-    if isinstance(e, exp.Literal) and not e.is_string:
-        text = str(e.this)
-        is_double = text.endswith(("D", "d"))
-        text = text.rstrip("DdLl")
-        try:
-            value: int | float = (
-                float(text) if is_double or "." in text or "e" in text.lower() else int(text)
-            )
-        except ValueError:
-            return None
-        return -value if neg else value
-    return None
 
 
 def _bool(e: exp.Expression) -> bool | None:
@@ -113,7 +101,7 @@ def fold(e: exp.Expression) -> exp.Expression:
             return node
         if isinstance(node, exp.Cast) and t.is_numeric and not isinstance(t, T.StructType):
             # CAST(10 AS DOUBLE) -> 10.0D: a typed literal the other rules can compare.
-            value = _number(node.this)
+            value = numeric_value(node.this)
             source = type_of(node.this)
             if (
                 value is not None
@@ -133,7 +121,7 @@ def fold(e: exp.Expression) -> exp.Expression:
                     return _literal(value, t)
             return node
         if isinstance(node, _ARITH) and t.is_numeric:
-            x, y = _number(node.this), _number(node.expression)
+            x, y = numeric_value(node.this), numeric_value(node.expression)
             if x is None or y is None:
                 return node
             value = (
@@ -151,7 +139,7 @@ def fold(e: exp.Expression) -> exp.Expression:
             return _literal(float(value), t)
         for cls, op in _CMP.items():
             if isinstance(node, cls):
-                x, y = _number(node.this), _number(node.expression)
+                x, y = numeric_value(node.this), numeric_value(node.expression)
                 if x is not None and y is not None:
                     return typed(exp.Boolean(this=op(x, y)), T.BOOLEAN)
         return node

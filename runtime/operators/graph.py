@@ -191,7 +191,7 @@ def edge_match(env: Env, node: EdgeMatch, inputs: list[Any]) -> Any:
         # label's vertex with the same id); a run of hops ends at a vertex
         # that passed the loop's body (_loop checked that one such exists).
         hopped = F.col("__hops") > 0
-        if node.via_end and _has_body(node):
+        if node.via_end and node.has_body:
             vertices = vertices.select(F.col("v").alias("c0")).select(
                 F.col("c0").alias("v"), _body_test(node).alias("__body")
             )
@@ -202,10 +202,6 @@ def edge_match(env: Env, node: EdgeMatch, inputs: list[Any]) -> Any:
         meets = meets & hopped
     joined = ends.join(vertices, meets, "inner")
     return joined.select(*names, F.col("__edge").alias(f"c{n}"), F.col("v").alias(f"c{n + 1}"))
-
-
-def _has_body(node: EdgeMatch) -> bool:
-    return bool(node.via_labels) or node.via_filter is not None
 
 
 def _body_test(node: EdgeMatch) -> Any:

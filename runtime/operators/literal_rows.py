@@ -16,6 +16,7 @@ from typing import Any
 from sqlglot import exp
 
 from geaflow_sql.core import types as T
+from planner.expressions import numeric_value
 from planner.logical import Values
 
 _INTEGERS = {"TINYINT": 8, "SMALLINT": 16, "INTEGER": 32, "BIGINT": 64}
@@ -78,17 +79,7 @@ def _number(e: exp.Expression) -> int | float | None:
         ):
             return inner if isinstance(inner, int) else None  # (a fraction would truncate)
         return None
-    if isinstance(e, exp.Literal) and not e.is_string:
-        text = str(e.this)
-        if text[-1:] in ("L", "l"):
-            return int(text[:-1])
-        if text[-1:] in ("D", "d"):
-            return float(text[:-1])
-        try:
-            return int(text)
-        except ValueError:
-            return None  # (a DECIMAL literal keeps its exact path)
-    return None
+    return numeric_value(e)
 
 
 def spark_schema(node: Values) -> Any:
