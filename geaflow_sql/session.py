@@ -10,7 +10,9 @@ runs); then each statement is bound once, against the catalog as the
 statements before it left it, and handed to the runtime
 (``runtime.engine.ScriptRun``), which decides how it runs.  The Session
 itself keeps the catalog, the configuration (``SET``), the current graph
-(``USE GRAPH``) and answers SHOW and DESCRIBE.
+(``USE GRAPH``) and answers SHOW and DESCRIBE.  Threads that share a
+session's catalog and graphs each take a ``scope()`` of it, with their own
+current graph and settings.
 """
 
 from __future__ import annotations
@@ -67,15 +69,32 @@ class Session:
         self.stores = GraphStores()
         self._jobs = JobTags()
         self._closed = False
+        self._parent: Session | None = None
         if spark is not None:
             prepare_session(spark)
+
+    def scope(self) -> Session:
+        """A session for another user of this one (a pooled DB-API connection,
+        another thread): the same tables, views, graphs and their data, and
+        Spark; its own current graph, instance and ``SET`` values, starting
+        from this session's.  Definitions made in either show in both."""
+        child = Session(self.master, base_dir=self.base_dir, catalog=self.catalog.scope())
+        child.config = self.config
+        child._spark_conf = self._spark_conf
+        child._spark = self._spark
+        child.stores = self.stores
+        child._parent = self
+        return child
 
     # ------------------------------------------------------------------ spark
     @property
     def spark(self) -> Any:
         if self._spark is None:
-            self._spark = acquire_session(self.master, self._spark_conf)
-            self._acquired = True
+            if self._parent is not None:
+                self._spark = self._parent.spark
+            else:
+                self._spark = acquire_session(self.master, self._spark_conf)
+                self._acquired = True
         return self._spark
 
     def close(self) -> None:

@@ -24,6 +24,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, TextIO
 
+from runtime.results import python_values
+
 from .core.errors import CancelledError, ConfigError, ExecutionError, GeaflowError
 from .terminal import (
     Progress,
@@ -335,8 +337,9 @@ class Shell:
         width = shutil.get_terminal_size().columns
         if table is not None:
             shown = table.slice(0, self.settings.max_rows)
+            zone = result.query.time_zone if result.query is not None else None
             rows = (
-                list(zip(*[c.to_pylist() for c in shown.columns], strict=True))
+                list(zip(*[python_values(c, zone) for c in shown.columns], strict=True))
                 if shown.num_columns
                 else []
             )

@@ -32,6 +32,10 @@ class GraphStoreAccess(Protocol):
 
     def write(self, env: Any, node: Any, df: Any) -> int: ...
 
+    def commit_all(self) -> None: ...
+
+    def abort_all(self) -> None: ...
+
 
 @dataclass
 class RuntimeContext:

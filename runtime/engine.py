@@ -41,7 +41,7 @@ from .jobs import JobTags
 from .plans import PreparedPlan, prepare, reads_windows
 from .results import QueryResult, StatementResult
 from .scheduler import CycleScheduler
-from .spark_adapter import use_time_zone
+from .spark_adapter import statement_time_zone, use_time_zone
 from .streaming.job import WindowedJob
 from .udfs import ensure_registered
 
@@ -177,7 +177,13 @@ class ScriptRun:
 
     def _query(self, frame: Any, root: Any) -> StatementResult:
         schema = root.schema
-        query = QueryResult(frame, [f.name for f in schema], [f.type for f in schema], translate)
+        query = QueryResult(
+            frame,
+            [f.name for f in schema],
+            [f.type for f in schema],
+            translate,
+            time_zone=statement_time_zone(self.ctx.spark, self.ctx.config.time_zone()),
+        )
         # Rows are fetched later, so bad-row counts are read then.
         query.bad_row_observations = list(self.ctx.bad_row_observations)
         self.ctx.bad_row_observations.clear()

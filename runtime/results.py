@@ -10,11 +10,37 @@ from typing import Any
 from .connectors.text_format import observed_bad_rows
 
 
+def python_values(column: Any, zone: str | None = None) -> list[Any]:
+    """An Arrow column as Python values.  A TIMESTAMP (an instant, which SQL
+    shows in the statement's time zone ``zone``; Arrow's own label when None)
+    becomes a naive ``datetime`` holding that wall-clock time: what a naive
+    value bound as a parameter comes back as, and what SQL prints."""
+    import pyarrow as pa
+
+    if pa.types.is_timestamp(column.type) and column.type.tz is not None:
+        import pyarrow.compute as pc
+
+        if zone and zone != column.type.tz:
+            column = column.cast(pa.timestamp(column.type.unit, tz=zone))
+        column = pc.local_timestamp(column)
+    values: list[Any] = column.to_pylist()
+    return values
+
+
 class QueryResult:
     """The rows of a query.  Fetched from Spark once, on first use, as Arrow."""
 
-    def __init__(self, df: Any, names: list[str], types: list[Any], on_error: Any = None) -> None:
+    def __init__(
+        self,
+        df: Any,
+        names: list[str],
+        types: list[Any],
+        on_error: Any = None,
+        time_zone: str | None = None,
+    ) -> None:
         self._df = df
+        # The zone the statement ran in: its timestamps' wall clock (python_values).
+        self.time_zone = time_zone
         self.columns = list(names)
         self.types = list(types)
         self._arrow: Any = None
@@ -61,7 +87,7 @@ class QueryResult:
 
     def collect(self) -> list[tuple[Any, ...]]:
         table = self.to_arrow()
-        cols = [c.to_pylist() for c in table.columns]
+        cols = [python_values(c, self.time_zone) for c in table.columns]
         return list(zip(*cols, strict=True)) if cols else []
 
     def __len__(self) -> int:

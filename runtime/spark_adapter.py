@@ -141,6 +141,12 @@ def default_driver_memory() -> str:
 _STARTING_ZONE: dict[int, str] = {}
 
 
+def statement_time_zone(spark: Any, zone: str | None) -> str | None:
+    """The zone a statement planned after ``use_time_zone(spark, zone)`` runs
+    in (None when not known here), without asking Spark again."""
+    return zone or _STARTING_ZONE.get(id(spark))
+
+
 def use_time_zone(spark: Any, zone: str | None) -> None:
     """Make ``zone`` the session's time zone for the statements about to be
     planned, or give back the zone the session started with when None.

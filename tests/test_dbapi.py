@@ -223,7 +223,7 @@ def test_description_type_codes(conn):
     row = cur.fetchone()
     assert row[:6] == (1, "jim", 15, 15.0, decimal.Decimal("15.00"), False)
     assert row[6] == dt.date(2024, 2, 29)
-    assert row[7].replace(tzinfo=None) == dt.datetime(2024, 2, 29, 10, 11, 12)
+    assert row[7] == dt.datetime(2024, 2, 29, 10, 11, 12)
 
 
 def test_fetch_methods_and_arraysize(conn):
@@ -355,7 +355,7 @@ def test_typed_parameters_round_trip(conn):
     cur.execute("SELECT " + ", ".join(f"? AS c{i}" for i in range(len(values))), values)
     row = cur.fetchone()
     assert row[:8] == tuple(values[:8])
-    assert row[8].replace(tzinfo=None) == values[8]
+    assert row[8] == values[8]  # naive in, naive out
     assert row[9] == values[9]
     assert [d[1] for d in cur.description] == [
         "NULL",
@@ -373,6 +373,50 @@ def test_typed_parameters_round_trip(conn):
 
     cur.execute("SELECT ? AS a, ? AS b", [np.int64(5), np.float32(0.5)])
     assert cur.fetchone() == (5, 0.5)
+
+
+def test_naive_timestamps_come_back_as_the_same_wall_clock_in_any_time_zone(spark, tmp_path):
+    cur = dbapi.connect(spark=spark, base_dir=str(tmp_path)).cursor()
+    moment = dt.datetime(2024, 3, 31, 2, 30, 0, 250000)
+    for zone in ("UTC", "Asia/Shanghai", "America/New_York"):
+        cur.execute(f"SET geaflow.dsl.time.zone = '{zone}'")
+        cur.execute("SELECT ? AS t, CAST('2024-01-02 03:04:05' AS TIMESTAMP) AS u", [moment])
+        assert cur.fetchone() == (moment, dt.datetime(2024, 1, 2, 3, 4, 5)), zone
+    # An aware value is an instant: it comes back as that instant's wall
+    # clock in the session's zone.
+    aware = dt.datetime(2024, 1, 1, 12, 0, tzinfo=dt.UTC)
+    cur.execute("SELECT ? AS t", [aware])
+    assert cur.fetchone() == (dt.datetime(2024, 1, 1, 7, 0),)  # New York, winter
+
+
+def test_values_no_column_type_holds_are_data_errors_at_the_placeholder(conn):
+    cur = conn.cursor()
+    for bad, what in [
+        (2**63, "outside BIGINT"),
+        (-(2**63) - 1, "outside BIGINT"),
+        (10**400, "outside BIGINT"),
+        (decimal.Decimal("1E+40"), "needs 41 digits"),
+        (decimal.Decimal("NaN"), "finite numbers only"),
+        (decimal.Decimal("-Infinity"), "finite numbers only"),
+        (decimal.Decimal("0." + "1" * 39), "needs 39 digits"),
+    ]:
+        with pytest.raises(dbapi.DataError, match=what) as info:
+            cur.execute("SELECT 1 AS a,\n  ? AS b", [bad])
+        assert (info.value.line, info.value.column) == (2, 3)
+        with pytest.raises(dbapi.DataError, match=what):
+            cur.execute("SELECT :v AS b", {"v": bad})
+    # The edges of the ranges round-trip exactly.
+    edges = [2**63 - 1, -(2**63), decimal.Decimal("9" * 38), decimal.Decimal("1E+37")]
+    cur.execute("SELECT ?, ?, ?, ?", edges)
+    assert cur.fetchone() == tuple(edges)
+
+
+def test_the_python_api_rejects_the_same_values(session):
+    from geaflow_sql.core.errors import DataError
+
+    for bad in (2**64, decimal.Decimal("NaN"), decimal.Decimal("1E+40")):
+        with pytest.raises(DataError):
+            session.sql("SELECT ? AS b", parameters=[bad])
 
 
 def test_parameter_mistakes_are_programming_errors_pointing_at_the_text(conn):

@@ -7,6 +7,7 @@ a graph lives in its store (``runtime.stores``), keyed by the graph's name.
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
@@ -268,16 +269,65 @@ class FunctionInfo:
     implementation: Any = field(default=None, compare=False)
 
 
-@dataclass
-class Catalog:
-    """Mutable registry of definitions, one per session (or per conformance case)."""
+class Definitions:
+    """The named things of a catalog: shared by every scope of a session.
 
-    tables: dict[tuple[str, str], TableInfo] = field(default_factory=dict)
-    views: dict[tuple[str, str], ViewInfo] = field(default_factory=dict)
-    graphs: dict[tuple[str, str], GraphInfo] = field(default_factory=dict)
-    functions: dict[tuple[str, str], FunctionInfo] = field(default_factory=dict)
-    instance: str = DEFAULT_INSTANCE
-    current_graph: str | None = None
+    Copy on write: a change builds a new dict and swaps it in under the lock,
+    so a thread listing or resolving names from the dict it holds never sees
+    it change size under it, and two threads creating the same name cannot
+    both succeed.
+    """
+
+    def __init__(
+        self,
+        tables: dict[tuple[str, str], TableInfo] | None = None,
+        views: dict[tuple[str, str], ViewInfo] | None = None,
+        graphs: dict[tuple[str, str], GraphInfo] | None = None,
+        functions: dict[tuple[str, str], FunctionInfo] | None = None,
+    ) -> None:
+        self.tables: dict[tuple[str, str], TableInfo] = tables if tables is not None else {}
+        self.views: dict[tuple[str, str], ViewInfo] = views if views is not None else {}
+        self.graphs: dict[tuple[str, str], GraphInfo] = graphs if graphs is not None else {}
+        self.functions: dict[tuple[str, str], FunctionInfo] = (
+            functions if functions is not None else {}
+        )
+        self.lock = threading.Lock()
+
+    def copy(self) -> Definitions:
+        return Definitions(
+            dict(self.tables), dict(self.views), dict(self.graphs), dict(self.functions)
+        )
+
+
+class Catalog:
+    """The names a session (or a scope of it) resolves: shared definitions,
+    and its own current instance (``USE INSTANCE``) and graph (``USE GRAPH``)."""
+
+    def __init__(
+        self,
+        definitions: Definitions | None = None,
+        instance: str = DEFAULT_INSTANCE,
+        current_graph: str | None = None,
+    ) -> None:
+        self.definitions = definitions if definitions is not None else Definitions()
+        self.instance = instance
+        self.current_graph = current_graph
+
+    @property
+    def tables(self) -> dict[tuple[str, str], TableInfo]:
+        return self.definitions.tables
+
+    @property
+    def views(self) -> dict[tuple[str, str], ViewInfo]:
+        return self.definitions.views
+
+    @property
+    def graphs(self) -> dict[tuple[str, str], GraphInfo]:
+        return self.definitions.graphs
+
+    @property
+    def functions(self) -> dict[tuple[str, str], FunctionInfo]:
+        return self.definitions.functions
 
     # Keys ------------------------------------------------------------------
     def _key(self, name: str) -> tuple[str, str]:
@@ -292,62 +342,82 @@ class Catalog:
         return self.instance.lower(), parts[0].lower()
 
     def copy(self) -> Catalog:
-        return Catalog(
-            dict(self.tables),
-            dict(self.views),
-            dict(self.graphs),
-            dict(self.functions),
-            self.instance,
-            self.current_graph,
-        )
+        """An independent catalog with the same definitions and names."""
+        return Catalog(self.definitions.copy(), self.instance, self.current_graph)
+
+    def scope(self) -> Catalog:
+        """The same definitions (changes show in both), its own current
+        instance and graph."""
+        return Catalog(self.definitions, self.instance, self.current_graph)
 
     # Tables and views ------------------------------------------------------
     def name_taken(self, key: tuple[str, str]) -> str | None:
-        if key in self.tables:
+        d = self.definitions
+        if key in d.tables:
             return "table"
-        if key in self.views:
+        if key in d.views:
             return "view"
-        if key in self.graphs:
+        if key in d.graphs:
             return "graph"
         return None
 
+    def _add(
+        self,
+        kind: str,
+        key: tuple[str, str],
+        value: Any,
+        *,
+        if_not_exists: bool,
+        name: str,
+        replace: bool = False,
+    ) -> bool:
+        d = self.definitions
+        with d.lock:
+            taken = self.name_taken(key)
+            if taken and not (replace and taken == kind):
+                if if_not_exists:
+                    return False
+                raise CatalogError(f"{taken} {name!r} already exists")
+            self._swap(kind, key, value)
+        return True
+
+    def _swap(self, kind: str, key: tuple[str, str], value: Any) -> None:
+        """Replace the ``kind`` dict by a copy with ``key`` set to ``value``
+        (or removed when ``value`` is None); the caller holds the lock."""
+        attr = {"table": "tables", "view": "views", "graph": "graphs", "function": "functions"}[
+            kind
+        ]
+        d = self.definitions
+        new = dict(getattr(d, attr))
+        if value is None:
+            new.pop(key, None)
+        else:
+            new[key] = value
+        setattr(d, attr, new)
+
     def add_table(self, table: TableInfo, *, if_not_exists: bool = False) -> bool:
         key = (table.instance.lower(), table.name.lower())
-        taken = self.name_taken(key)
-        if taken:
-            if if_not_exists:
-                return False
-            raise CatalogError(f"{taken} {table.name!r} already exists")
-        self.tables[key] = table
-        return True
+        return self._add("table", key, table, if_not_exists=if_not_exists, name=table.name)
 
     def add_view(
         self, view: ViewInfo, *, if_not_exists: bool = False, replace: bool = False
     ) -> bool:
         key = (view.instance.lower(), view.name.lower())
-        taken = self.name_taken(key)
-        if taken and not (replace and taken == "view"):
-            if if_not_exists:
-                return False
-            raise CatalogError(f"{taken} {view.name!r} already exists")
-        self.views[key] = view
-        return True
+        return self._add(
+            "view", key, view, if_not_exists=if_not_exists, name=view.name, replace=replace
+        )
 
     def add_graph(self, graph: GraphInfo, *, if_not_exists: bool = False) -> bool:
         key = (graph.instance.lower(), graph.name.lower())
-        taken = self.name_taken(key)
-        if taken:
-            if if_not_exists:
-                return False
-            raise CatalogError(f"{taken} {graph.name!r} already exists")
-        self.graphs[key] = graph
-        return True
+        return self._add("graph", key, graph, if_not_exists=if_not_exists, name=graph.name)
 
     def add_function(self, fn: FunctionInfo, *, if_not_exists: bool = False) -> bool:
         key = (fn.instance.lower(), fn.name.lower())
-        if key in self.functions and if_not_exists:
-            return False
-        self.functions[key] = fn  # re-registering a function replaces it, as GeaFlow does
+        with self.definitions.lock:
+            if key in self.functions and if_not_exists:
+                return False
+            # Re-registering a function replaces it, as GeaFlow does.
+            self._swap("function", key, fn)
         return True
 
     def table(self, parts: tuple[str, ...]) -> TableInfo | None:
@@ -370,14 +440,15 @@ class Catalog:
 
     def drop(self, kind: str, parts: tuple[str, ...]) -> bool:
         key = self._key_parts(parts)
-        stores: dict[str, dict[tuple[str, str], Any]] = {
-            "TABLE": self.tables,
-            "VIEW": self.views,
-            "GRAPH": self.graphs,
-            "FUNCTION": self.functions,
-        }
-        store = stores[kind]
-        return store.pop(key, None) is not None
+        kind = kind.lower()
+        with self.definitions.lock:
+            attr = {"table": "tables", "view": "views", "graph": "graphs", "function": "functions"}[
+                kind
+            ]
+            if key not in getattr(self.definitions, attr):
+                return False
+            self._swap(kind, key, None)
+        return True
 
     # Listing ---------------------------------------------------------------
     def table_names(self) -> list[str]:

@@ -2,7 +2,8 @@
 
 Each connection has its own catalog and settings (``USE GRAPH``, ``SET``), so
 two connections never see each other's tables or current graph, even on one
-SparkSession.  Statements commit as they run: ``commit()`` has nothing to do
+SparkSession.  Connections opened on one shared Session share its tables and
+graphs, and keep their own current graph and settings.  Statements commit as they run: ``commit()`` has nothing to do
 and ``rollback()`` raises NotSupportedError.
 """
 
@@ -239,7 +240,10 @@ def connect(
     base_dir: str | None = None,
     init: str | None = None,
 ) -> Connection:
-    """Open a connection: a new Session, or ``session`` to share an existing one.
+    """Open a connection: a new Session, or a scope of ``session`` to share
+    its tables and graphs (``Session.scope``: the connection's ``USE GRAPH``
+    and ``SET`` stay its own, so pooled connections on one session, in any
+    threads, never run on each other's graph or settings).
 
     ``master``/``conf``/``spark`` are as for ``Session``; ``init`` is a script
     file run first (to define tables and graphs), relative to ``base_dir``;
@@ -247,7 +251,7 @@ def connect(
     first statement that needs it, not here.
     """
     if session is not None:
-        conn = Connection(session, owns_session=False)
+        conn = Connection(session.scope(), owns_session=False)
     else:
         from geaflow_sql.session import Session
 

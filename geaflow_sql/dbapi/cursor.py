@@ -14,7 +14,7 @@ from collections.abc import Iterable, Iterator, Sequence
 from typing import TYPE_CHECKING, Any
 
 from geaflow_sql.core import types as T
-from runtime.results import StatementResult
+from runtime.results import StatementResult, python_values
 
 from .exceptions import NotSupportedError, ProgrammingError
 from .types import describe_column
@@ -40,6 +40,7 @@ class Cursor:
         self.results: list[StatementResult] = []
         self._closed = False
         self._table: Any = None  # pyarrow.Table of the current result set
+        self._zone: str | None = None  # the time zone its statement ran in
         self._next = 0  # index of the next row to hand out
         self._buffer: collections.deque[tuple[Any, ...]] = collections.deque()
         self._converted = 0  # rows of the table already turned into tuples
@@ -129,6 +130,7 @@ class Cursor:
             return
         if table is not None:
             self._table = table
+            self._zone = last.query.time_zone if last.query is not None else None
             self.rowcount = table.num_rows
             types = _result_types(last, table)
             self.description = tuple(
@@ -152,7 +154,7 @@ class Cursor:
         while len(self._buffer) < wanted and self._converted < table.num_rows:
             n = max(_CHUNK, wanted - len(self._buffer))
             chunk = table.slice(self._converted, n)
-            columns = [c.to_pylist() for c in chunk.columns]
+            columns = [python_values(c, self._zone) for c in chunk.columns]
             self._buffer.extend(zip(*columns, strict=True) if columns else [()] * chunk.num_rows)
             self._converted += chunk.num_rows
 

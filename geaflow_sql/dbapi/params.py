@@ -17,9 +17,13 @@ import uuid
 from collections.abc import Iterator, Mapping, Sequence
 from typing import Any
 
+from geaflow_sql.core import errors as gerr
 from grammar import syntax as s
 
-from .exceptions import Error, programming_error
+from .exceptions import Error, programming_error, translate
+
+# A placeholder, the statement text and its source, for errors that point at it.
+_Where = tuple[Any, str | None, str | None] | None
 
 # Values the binder turns into typed literals (see planner.binder.expressions.literal_for).
 _NATIVE = (type(None), bool, int, float, str, bytes)
@@ -44,9 +48,19 @@ def iter_parameters(node: Any) -> Iterator[s.Parameter]:
                 yield from iter_parameters(getattr(node, f.name))
 
 
-def adapt_value(value: Any, label: str) -> Any:
-    """``value`` as one of the types the binder binds, or a ProgrammingError."""
+BIGINT_MIN, BIGINT_MAX = -(2**63), 2**63 - 1
+DECIMAL_DIGITS = 38
+
+
+def adapt_value(value: Any, label: str, where: _Where = None) -> Any:
+    """``value`` as one of the types the binder binds: a ProgrammingError for
+    a type that cannot be bound, a DataError for a value no column type
+    holds (``where``: the placeholder, the text and its source)."""
     if type(value) in _NATIVE or isinstance(value, (dt.date, decimal.Decimal)):
+        if isinstance(value, int) and not isinstance(value, bool):
+            _check_bigint(value, label, where)
+        if isinstance(value, decimal.Decimal):
+            _check_decimal(value, label, where)
         return None if _is_nat(value) else value
     module = type(value).__module__
     item = getattr(value, "item", None)
@@ -56,6 +70,7 @@ def adapt_value(value: Any, label: str) -> Any:
     if isinstance(value, bool):
         return bool(value)
     if isinstance(value, int):
+        _check_bigint(int(value), label, where)
         return int(value)
     if isinstance(value, float):
         return float(value)
@@ -71,6 +86,44 @@ def adapt_value(value: Any, label: str) -> Any:
         f"parameter {label} is a {type(value).__name__}, which cannot be bound; "
         "use None, bool, int, float, str, Decimal, date, datetime or bytes"
     )
+
+
+def _check_bigint(value: int, label: str, where: _Where) -> None:
+    if not BIGINT_MIN <= value <= BIGINT_MAX:
+        raise _data_error(
+            f"parameter {label} is {_short(value)}, outside BIGINT "
+            f"({BIGINT_MIN} to {BIGINT_MAX}); bind it as a Decimal or a str",
+            where,
+        )
+
+
+def _check_decimal(value: decimal.Decimal, label: str, where: _Where) -> None:
+    if not value.is_finite():
+        raise _data_error(
+            f"parameter {label} is Decimal({str(value)!r}); DECIMAL holds finite numbers only "
+            "(bind a float for NaN or infinity)",
+            where,
+        )
+    _, digits, exponent = value.as_tuple()
+    assert isinstance(exponent, int)
+    precision = max(len(digits) + max(0, exponent), max(0, -exponent), 1)
+    if precision > DECIMAL_DIGITS:
+        raise _data_error(
+            f"parameter {label} is Decimal({_short(value)!r}), which needs {precision} digits; "
+            f"DECIMAL holds at most {DECIMAL_DIGITS} (bind a float to round it)",
+            where,
+        )
+
+
+def _short(value: Any) -> str:
+    text = str(value)
+    return text if len(text) <= 40 else f"{text[:20]}...{text[-10:]} ({len(text)} characters)"
+
+
+def _data_error(message: str, where: _Where) -> Error:
+    node, text, source = where if where is not None else (None, None, None)
+    span = getattr(node, "span", None)
+    return translate(gerr.DataError(message, span=span, text=text, source=source))
 
 
 def _is_nat(value: Any) -> bool:
@@ -112,7 +165,7 @@ def bind_parameters(script: s.Script, parameters: Any) -> Any:
             assert p.name is not None
             if p.name not in parameters:
                 raise programming_error(f"no value for parameter :{p.name}", p, text, source)
-            values[p.name] = adapt_value(parameters[p.name], f":{p.name}")
+            values[p.name] = adapt_value(parameters[p.name], f":{p.name}", (p, text, source))
         return values
     if isinstance(parameters, (str, bytes)) or not isinstance(parameters, Sequence):
         raise programming_error(
@@ -140,7 +193,10 @@ def bind_parameters(script: s.Script, parameters: Any) -> Any:
             text,
             source,
         )
-    return [adapt_value(v, str(i + 1)) for i, v in enumerate(parameters)]
+    return [
+        adapt_value(v, str(i + 1), (q, text, source))
+        for i, (v, q) in enumerate(zip(parameters, qmarks, strict=True))
+    ]
 
 
 __all__ = ["Error", "adapt_value", "bind_parameters", "iter_parameters"]

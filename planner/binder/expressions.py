@@ -21,6 +21,7 @@ from sqlglot import exp
 
 from geaflow_sql.core import types as T
 from geaflow_sql.core.errors import (
+    DataError,
     GeaflowError,
     TypeMismatchError,
     UnsupportedError,
@@ -147,10 +148,10 @@ class ExprBinder:
         if e.name is not None:
             if not isinstance(params, dict) or e.name not in params:
                 raise ValidationError(f"no value for parameter :{e.name}")
-            return literal_for(params[e.name])
+            return _parameter_literal(params[e.name], f":{e.name}")
         if isinstance(params, dict) or e.index >= len(params):
             raise ValidationError(f"no value for parameter {e.index + 1}")
-        return literal_for(params[e.index])
+        return _parameter_literal(params[e.index], str(e.index + 1))
 
     # ------------------------------------------------------------------ names
     def _field_ref(self, f: ScopeField) -> exp.Expression:
@@ -581,3 +582,23 @@ class ExprBinder:
             right = self.bind(s.Column(path.elements[2].variable, span=path.elements[2].span))  # type: ignore[union-attr, arg-type]
             return self.arithmetic("-", left, right)
         raise ValidationError("a path pattern is only allowed after EXISTS or inside an aggregate")
+
+
+def _parameter_literal(value: Any, label: str) -> exp.Expression:
+    """A bound value as a typed literal; a DataError for a value no column
+    type holds (an int outside BIGINT, a Decimal that is not finite or has
+    more than 38 digits), rather than a string or a failure in Spark."""
+    import decimal
+
+    if isinstance(value, int) and not isinstance(value, bool) and not -(2**63) <= value < 2**63:
+        raise DataError(f"parameter {label} is outside BIGINT; bind it as a Decimal or a str")
+    if isinstance(value, decimal.Decimal):
+        if not value.is_finite():
+            raise DataError(
+                f"parameter {label} is Decimal({str(value)!r}); DECIMAL holds finite numbers only"
+            )
+        _, digits, exponent = value.as_tuple()
+        assert isinstance(exponent, int)
+        if max(len(digits) + max(0, exponent), -exponent) > 38:
+            raise DataError(f"parameter {label} needs more than the 38 digits DECIMAL holds")
+    return literal_for(value)

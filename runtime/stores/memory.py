@@ -7,6 +7,7 @@ later insert of an id replaces the earlier row; edges keep every insert.
 
 from __future__ import annotations
 
+import threading
 from typing import Any
 
 from geaflow_sql.core import types as T
@@ -132,6 +133,8 @@ class MemoryStore:
         # that already hold one row per vertex id: a label made of one such
         # part is read without a shuffle to pick each id's latest row.
         self.unique_parts: set[int] = set()
+        # Threads of one session may write the graph at once.
+        self._lock = threading.Lock()
 
     def version_number(self) -> int:
         return self.writes
@@ -193,6 +196,10 @@ class MemoryStore:
         """Add a write of a label as a new version.  Outside a windowed job the
         rows are materialised now; a windowed job's are (by their source), and
         they wait in ``pending`` for the job's next checkpoint."""
+        with self._lock:
+            return self._append(label, is_vertex, df, windowed)
+
+    def _append(self, label: str, is_vertex: bool, df: Any, windowed: bool) -> int:
         info = self.info(label, is_vertex)
         self.writes += 1
         new = with_order(df, self.writes)

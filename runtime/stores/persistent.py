@@ -5,17 +5,20 @@ Layout under ``<root>/<instance>/<graph>/``:
     manifest.json                 {"version": n, "labels": {"v:person": ["parts/..."]}}
     parts/<v|e>-<label>/<n>-<id>/ Parquet files of one write
 
-A write first writes its Parquet part, then publishes it by writing a new
-manifest to a temporary file and renaming it over ``manifest.json`` (an atomic
-replace on POSIX).  A reader only ever sees parts a manifest names, so a
-writer killed mid-write leaves the previous version readable; its orphan part
-is ignored.
+A write first writes its Parquet part and stages it: the session that wrote
+it reads it at once (a later statement of the same window, or the next label
+of the same INSERT), nobody else does.  ``commit`` then publishes everything
+staged as one version, by replacing ``manifest.json`` (``commits.py``): a
+statement outside a windowed job at its end, whatever labels it wrote; a
+windowed job after each window, for all the graphs the window wrote.  A
+reader only ever sees parts a manifest names, so a writer killed before its
+commit leaves the previous version readable; its orphan parts are ignored.
 """
 
 from __future__ import annotations
 
-import json
 import os
+import threading
 import time
 import uuid
 from pathlib import Path
@@ -23,15 +26,21 @@ from typing import Any
 
 from geaflow_sql.core.catalog import GraphInfo
 from geaflow_sql.core.errors import ExecutionError
-from runtime.durable import atomic_write_json
 from runtime.env import Env
 
+from .commits import forget, locked, publish_all, read_manifest, recover
 from .memory import empty_frame, latest_vertices, table_frame, with_order
 
-MANIFEST = "manifest.json"
-# Fault injection for tests: seconds to wait between writing a part and
-# publishing it, so a test can kill the writer at exactly that moment.
+# Fault injection for tests: seconds to wait after writing each part, and
+# before publishing, so a test can kill the writer at exactly those moments.
 PAUSE_ENV = "GEAFLOW_SQL_STORE_PAUSE_BEFORE_COMMIT"
+PART_PAUSE_ENV = "GEAFLOW_SQL_STORE_PAUSE_AFTER_PART"
+
+
+def _pause(name: str) -> None:
+    pause = os.environ.get(name)
+    if pause:
+        time.sleep(float(pause))
 
 
 def _label_key(label: str, is_vertex: bool) -> str:
@@ -41,10 +50,33 @@ def _label_key(label: str, is_vertex: bool) -> str:
 class PersistentStore:
     def __init__(self, graph: GraphInfo, root: str) -> None:
         self.graph = graph
-        self.path = Path(root) / graph.instance / graph.name.lower()
+        self.root = Path(root)
+        self.path = self.root / graph.instance / graph.name.lower()
         # Manifests seen by this session, by version (for windowed jobs).
         self.history: dict[int, dict[str, Any]] = {}
         self.pending: list[tuple[str, bool, Any]] = []
+        # Per thread (threads of one session may write the graph at once):
+        # parts written and not yet published, (label key, part), and
+        # ``working``, the published manifest plus them, which that thread reads.
+        self._local = threading.local()
+
+    @property
+    def staged(self) -> list[tuple[str, str]]:
+        staged: list[tuple[str, str]] = getattr(self._local, "staged", [])
+        return staged
+
+    @staged.setter
+    def staged(self, value: list[tuple[str, str]]) -> None:
+        self._local.staged = value
+
+    @property
+    def working(self) -> dict[str, Any] | None:
+        working: dict[str, Any] | None = getattr(self._local, "working", None)
+        return working
+
+    @working.setter
+    def working(self, value: dict[str, Any] | None) -> None:
+        self._local.working = value
 
     def version_number(self) -> int:
         manifest = self.manifest()
@@ -54,19 +86,22 @@ class PersistentStore:
 
     # Manifest ------------------------------------------------------------------
     def manifest(self) -> dict[str, Any]:
-        path = self.path / MANIFEST
-        if not path.exists():
-            return {"version": 0, "labels": {}}
+        """The version this session reads: the published one plus its own
+        staged writes."""
+        return self.working if self.working is not None else self.published()
+
+    def published(self) -> dict[str, Any]:
+        recover(self.root, self.path)
+        return self._on_disk()
+
+    def _on_disk(self) -> dict[str, Any]:
         try:
-            return json.loads(path.read_text(encoding="utf-8"))
+            manifest = read_manifest(self.path)
         except (OSError, ValueError) as err:
             raise ExecutionError(
-                f"graph {self.graph.name}: unreadable manifest {path}: {err}"
+                f"graph {self.graph.name}: unreadable manifest {self.path}: {err}"
             ) from None
-
-    def publish(self, manifest: dict[str, Any]) -> None:
-        """Make ``manifest`` the store's current version (atomically)."""
-        atomic_write_json(self.path / MANIFEST, manifest)
+        return manifest if manifest is not None else {"version": 0, "labels": {}}
 
     @property
     def version(self) -> int:
@@ -135,28 +170,51 @@ class PersistentStore:
 
     # Writes --------------------------------------------------------------------
     def append(self, label: str, is_vertex: bool, df: Any, windowed: bool) -> int:
-        """Write a label's rows as a new part and publish a version naming it
-        (a windowed job's writes also wait in ``pending`` for its checkpoint)."""
+        """Write a label's rows as a new part and stage it (see ``commit``; a
+        windowed job's writes also wait in ``pending`` for its checkpoint)."""
         info = self.info(label, is_vertex)
-        manifest = self.manifest()
-        version = int(manifest.get("version", 0)) + 1
+        base = self.manifest()
+        version = int(base.get("version", 0)) + 1
         part = f"parts/{'v' if is_vertex else 'e'}-{info.label.lower()}/{version:08d}-{uuid.uuid4().hex[:8]}"
         with_order(df, version).write.mode("overwrite").parquet(str(self.path / part))
-        pause = os.environ.get(PAUSE_ENV)
-        if pause:
-            time.sleep(float(pause))
-        # Re-read: another session may have published in the meantime.
-        latest = self.manifest()
-        labels = dict(latest.get("labels", {}))
+        _pause(PART_PAUSE_ENV)
         key = _label_key(info.label, is_vertex)
-        labels[key] = list(labels.get(key, [])) + [part]
-        new_version = max(version, int(latest.get("version", 0)) + 1)
-        published: dict[str, Any] = {"version": new_version, "labels": labels}
-        self.publish(published)
-        self.history[new_version] = published
+        labels = dict(base.get("labels", {}))
+        labels[key] = [*labels.get(key, []), part]
+        self.working = {"version": version, "labels": labels}
+        self.staged = [*self.staged, (key, part)]
+        self.history[version] = self.working
         if windowed:
             self.pending.append((info.label, is_vertex, df))
         return -1
+
+    def prepare(self) -> dict[str, Any] | None:
+        """The manifest that publishes the staged parts on top of the current
+        version on disk (which another process may have moved on), or None
+        when nothing is staged.  The caller holds the graph's lock."""
+        if not self.staged or self.working is None:
+            return None
+        latest = self._on_disk()
+        labels = {k: list(v) for k, v in latest.get("labels", {}).items()}
+        for key, part in self.staged:
+            labels.setdefault(key, []).append(part)
+        version = max(int(self.working["version"]), int(latest.get("version", 0)) + 1)
+        return {"version": version, "labels": labels}
+
+    def committed(self, manifest: dict[str, Any]) -> None:
+        """``manifest`` is now the published version."""
+        self.history[int(manifest["version"])] = manifest
+        self.staged = []
+        self.working = None
+
+    def commit(self) -> None:
+        """Publish what this session staged as one version."""
+        commit_stores([self])
+
+    def abort(self) -> None:
+        """Forget the staged parts (their files stay, named by no manifest)."""
+        self.staged = []
+        self.working = None
 
     def materialize_tables(self, env: Env) -> None:
         """Write the tables of a USING graph into the store (once), so a later
@@ -169,3 +227,41 @@ class PersistentStore:
         for e in self.graph.edges:
             if e.using:
                 self.append(e.label, False, table_frame(env, self.graph, e), windowed=False)
+        self.commit()
+
+
+def commit_stores(stores: list[PersistentStore]) -> None:
+    """Publish what each of ``stores`` staged, all as one change."""
+    stores = [s for s in stores if s.staged]
+    if not stores:
+        return
+    _pause(PAUSE_ENV)
+    with locked([s.path for s in stores]):
+        manifests = {s.path: s.prepare() for s in stores}
+        publish_all(stores[0].root, {p: m for p, m in manifests.items() if m is not None})
+    for s in stores:
+        m = manifests[s.path]
+        assert m is not None
+        s.committed(m)
+
+
+def restore_stores(checkpointed: list[tuple[PersistentStore, dict[str, Any]]]) -> None:
+    """Take each store back to a checkpoint's manifest, all as one change (a
+    restarted windowed job redoes the windows after its checkpoint).  Each is
+    published as a new version, so versions only grow; unfinished changes of
+    the stopped job are dropped."""
+    if not checkpointed:
+        return
+    root = checkpointed[0][0].root
+    manifests: dict[Path, dict[str, Any]] = {}
+    with locked([s.path for s, _ in checkpointed]):
+        for store, manifest in checkpointed:
+            forget(store.root, store.path)
+            latest = store._on_disk()
+            version = max(int(latest.get("version", 0)), int(manifest.get("version", 0))) + 1
+            manifests[store.path] = {"version": version, "labels": manifest.get("labels", {})}
+        publish_all(root, manifests)
+    for store, manifest in checkpointed:
+        store.history[int(manifest.get("version", 0))] = manifest
+        store.abort()
+        store.committed(manifests[store.path])

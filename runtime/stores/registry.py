@@ -11,6 +11,7 @@ written to the store when created so later scripts can read them).
 
 from __future__ import annotations
 
+import threading
 from typing import Any
 
 from geaflow_sql.core import types as T
@@ -20,12 +21,14 @@ from runtime.env import Env
 from runtime.reads import graph_key
 
 from .memory import MemoryStore
-from .persistent import PersistentStore
+from .persistent import PersistentStore, commit_stores
 
 
 class GraphStores:
     def __init__(self) -> None:
         self.stores: dict[str, Any] = {}
+        # Threads sharing the session's graphs must get one store per graph.
+        self._lock = threading.RLock()
 
     def create(self, ctx: RuntimeContext, graph: GraphInfo) -> None:
         key = graph_key(graph)
@@ -36,18 +39,24 @@ class GraphStores:
                 store.materialize_tables(Env(ctx))
         else:
             store = MemoryStore(graph)
-        self.stores[key] = store
+        with self._lock:
+            self.stores = {**self.stores, key: store}
 
     def drop(self, name: str) -> None:
-        for key in [k for k in self.stores if k.split(".", 1)[-1] == name.lower()]:
-            del self.stores[key]
+        with self._lock:
+            self.stores = {
+                k: v for k, v in self.stores.items() if k.split(".", 1)[-1] != name.lower()
+            }
 
     def store(self, ctx: RuntimeContext, graph: GraphInfo) -> Any:
         key = graph_key(graph)
         store = self.stores.get(key)
         if store is None or store.graph != graph:
-            self.create(ctx, graph)
-            store = self.stores[key]
+            with self._lock:
+                store = self.stores.get(key)
+                if store is None or store.graph != graph:
+                    self.create(ctx, graph)
+                    store = self.stores[key]
         return store
 
     # Writes ------------------------------------------------------------------
@@ -61,6 +70,7 @@ class GraphStores:
         if len(node.writes) > 1:
             df = df.cache()
         total = 0
+        persistent = isinstance(store, PersistentStore)
         try:
             for w in node.writes:
                 info = graph.vertex(w.label) if w.is_vertex else graph.edge(w.label)
@@ -80,7 +90,24 @@ class GraphStores:
                 for k in keys:
                     out = out.where(F.col(f"`{k}`").isNotNull())
                 total += store.append(info.label, w.is_vertex, out, env.windowed)  # type: ignore[union-attr]
+            if persistent and not env.windowed:
+                # One statement, one version, whatever labels it wrote.
+                store.commit()
+        except BaseException:
+            if persistent and not env.windowed:
+                store.abort()
+            raise
         finally:
             if len(node.writes) > 1:
                 df.unpersist()
         return total
+
+    def commit_all(self) -> None:
+        """Publish what a windowed job's window wrote to persistent graphs, as
+        one change over all of them."""
+        commit_stores([s for s in self.stores.values() if isinstance(s, PersistentStore)])
+
+    def abort_all(self) -> None:
+        for s in self.stores.values():
+            if isinstance(s, PersistentStore):
+                s.abort()

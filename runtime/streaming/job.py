@@ -43,6 +43,7 @@ from runtime.evaluator import Evaluator, evaluate
 from runtime.plans import GRAPH_READS, PreparedPlan, plan_tables
 from runtime.reads import Reads, WindowRound, graph_key, table_key
 from runtime.scheduler import CycleScheduler, ExecutionCycle, FunctionCycle, RoundOutcome
+from runtime.stores.persistent import restore_stores
 
 from .checkpoint import JobCheckpoint, fingerprint, truncate_sinks
 from .emissions import emissions
@@ -170,6 +171,24 @@ class WindowedJob:
                 self.restore(state)
             else:
                 self.checkpoint.reset()
+                persistent = self._persistent_manifests()
+                if persistent:
+                    # The persistent graphs as they were before the job: a job
+                    # killed before its first checkpoint goes back to them.
+                    self.checkpoint.commit(
+                        {
+                            "window": -1,
+                            "finished": False,
+                            "graphs": {"memory": {}, "persistent": persistent},
+                        }
+                    )
+
+    def _persistent_manifests(self) -> dict[str, Any]:
+        return {
+            key: store.manifest()
+            for key, store in self.ctx.stores.stores.items()
+            if store.graph.is_persistent
+        }
 
     def restore(self, state: dict[str, Any]) -> None:
         """Resume after the last window the checkpoint committed."""
@@ -190,10 +209,12 @@ class WindowedJob:
             for path, label, is_vertex in parts:
                 store.append(label, is_vertex, ctx.spark.read.parquet(path), windowed=False)
             self.graph_parts[key] = [list(p) for p in parts]
+        checkpointed = []
         for key, manifest in graphs.get("persistent", {}).items():
             graph = ctx.catalog.graph(tuple(key.split(".", 1)))
             if graph is not None:
-                ctx.stores.store(ctx, graph).publish(manifest)
+                checkpointed.append((ctx.stores.store(ctx, graph), manifest))
+        restore_stores(checkpointed)
         algo = state.get("algorithms")
         if algo and self.checkpoint is not None:
             restored = self.checkpoint.load_algorithm_state(algo)
@@ -205,6 +226,10 @@ class WindowedJob:
         self.setup()
         try:
             self.scheduler.run(WindowCycle(self))
+        except BaseException:
+            # A failed window publishes nothing it wrote.
+            self.ctx.stores.abort_all()
+            raise
         finally:
             for source in self.sources.values():
                 source.close()
@@ -290,6 +315,8 @@ class WindowedJob:
         wrote waits in the stores' pending lists for the next checkpoint (and
         a restart redoes the windows after the last one)."""
         ctx = self.ctx
+        # The window's graph writes become visible to others together.
+        ctx.stores.commit_all()
         if self.checkpoint is None:
             for store in ctx.stores.stores.values():
                 store.pending.clear()
@@ -298,11 +325,10 @@ class WindowedJob:
             return
         sinks = {path: os.path.getsize(path) for path in ctx.files_written if os.path.exists(path)}
         memory: dict[str, list[list[Any]]] = {k: list(v) for k, v in self.graph_parts.items()}
-        persistent: dict[str, Any] = {}
+        persistent = self._persistent_manifests()
         for key, store in ctx.stores.stores.items():
             pending = store.pending
             if store.graph.is_persistent:
-                persistent[key] = store.manifest()
                 pending.clear()
                 continue
             parts = memory.setdefault(key, [])
