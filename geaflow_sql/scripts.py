@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import sys
 import time
 from typing import Any
 
@@ -12,6 +13,9 @@ from .session import Session
 
 
 def _print_result(result: Any, output: str, quiet: bool) -> None:
+    for warning in result.warnings:
+        # On stderr, and even when quiet: the rows on stdout stay clean.
+        print(f"warning: {warning}", file=sys.stderr, flush=True)
     if result.query is not None:
         q = result.query
         print(format_rows(q.columns, q.collect(), output))

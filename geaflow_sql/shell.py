@@ -359,6 +359,8 @@ class Shell:
             self._emit(result.text)
         elif result.message:
             self._say(result.message)
+        for warning in result.warnings:
+            self._styled(f"warning: {warning}", "ansiyellow")
         if self.settings.timing:
             self._dim(f"Time: {seconds:.3f} s")
 

@@ -55,9 +55,11 @@ class Progress:
         else:
             status = f"running… {elapsed:.1f} s"
         status = (status + "  (Ctrl-C cancels)")[:width]
+        # Marked shown before writing: a Ctrl-C that lands inside the write
+        # must still have the line cleared before the next message.
+        self.shown = True
         self.out.write("\r\x1b[2K" + status)
         self.out.flush()
-        self.shown = True
 
     def clear(self) -> None:
         if self.shown:

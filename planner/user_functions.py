@@ -70,8 +70,20 @@ def load_python_class(path: str) -> Any:
     try:
         module = importlib.import_module(module_name)
     except ImportError as err:
+        missing = getattr(err, "name", None) or ""
+        if isinstance(err, ModuleNotFoundError) and (
+            module_name == missing or module_name.startswith(missing + ".")
+        ):
+            # What GeaFlow users write is a Java class name: say so in those terms.
+            raise CatalogError(
+                f"cannot load function class {path!r}: there is no class {class_name} in "
+                f"{module_name} on the Python path.  geaflow-sql runs Python classes, named "
+                "'module.Class' (a Java class must be written again in Python: see README, "
+                "User-defined functions)"
+            ) from None
         raise CatalogError(
-            f"cannot load function class {path!r}: module {module_name!r} not found ({err})"
+            f"cannot load function class {path!r}: importing module {module_name!r} "
+            f"failed: {type(err).__name__}: {err}"
         ) from None
     cls = getattr(module, class_name, None)
     if cls is None:

@@ -50,6 +50,9 @@ class RuntimeContext:
     # (table name, pyspark Observation) of text scans that skip bad rows; read
     # once the statement's action ran (see ``bad_rows_skipped``).
     bad_row_observations: list[tuple[str, Any]] = field(default_factory=list)
+    # Warnings for the user about the statement that just ran (taken by the
+    # engine into its result).
+    notices: list[str] = field(default_factory=list)
 
     def bad_rows_skipped(self) -> dict[str, int]:
         """Bad rows skipped per table by the scans of the statement that just ran.

@@ -107,10 +107,16 @@ class ScriptRun:
             with self.jobs.tagged(self._ready_spark(prepared)):
                 done = job.run()
         except GeaflowError as err:
-            raise err.with_context(text=self.script.text, source=self.script.source) from None
-        except Exception as err:  # Spark, Java, user code
-            raise translate(err).with_context(
+            # A statement's failure names that statement (WindowedJob.run_round);
+            # the job's own (its sources, its checkpoint), the job's first one.
+            raise err.at(self.windowed[0].syntax.span).with_context(
                 text=self.script.text, source=self.script.source
+            ) from None
+        except Exception as err:  # Spark, Java, user code
+            raise (
+                translate(err)
+                .at(self.windowed[0].syntax.span)
+                .with_context(text=self.script.text, source=self.script.source)
             ) from None
         elapsed = time.perf_counter() - start
         results = []
@@ -129,6 +135,8 @@ class ScriptRun:
             if job.trace is not None:
                 result.extra["cycles"] = job.trace
             results.append(self._described(result, st, elapsed))
+        if results:
+            results[0].warnings = self._take_notices()
         return results
 
     # --------------------------------------------------------------- internals
@@ -202,9 +210,16 @@ class ScriptRun:
             message += "; skipped bad rows: " + ", ".join(
                 f"{n} in {table}" for table, n in skipped.items() if n
             )
-        return StatementResult(
+        result = StatementResult(
             "insert", rows_written=rows, message=message, extra={"bad_rows_skipped": skipped}
         )
+        result.warnings = self._take_notices()
+        return result
+
+    def _take_notices(self) -> list[str]:
+        notices = list(self.ctx.notices)
+        self.ctx.notices.clear()
+        return notices
 
     def _explain(self, bound: ExplainStatement) -> StatementResult:
         inner = bound.inner

@@ -110,6 +110,9 @@ class StatementResult:
     seconds: float = 0.0
     line: int = 0
     extra: dict[str, Any] = field(default_factory=dict)
+    # Things the user should know about what the statement did (front ends
+    # show them even when quiet; DB-API cursors list them in ``messages``).
+    warnings: list[str] = field(default_factory=list)
 
     def to_arrow(self) -> Any:
         if self.query is None:

@@ -48,6 +48,9 @@ DEFAULT_SPARK_CONF = {
     "spark.sql.crossJoin.enabled": "true",
     # Spark would replace ${name} inside string literals (and bound parameters).
     "spark.sql.variable.substitute": "false",
+    # A csv table's rows are checked whole (field count, every value's type),
+    # whatever columns a query reads: see runtime/connectors/file.py.
+    "spark.sql.csv.parser.columnPruning.enabled": "false",
 }
 
 # For a run of many queries over a few rows each (the test suite, the
@@ -67,6 +70,7 @@ _RUNTIME_CONF = (
     "spark.sql.ansi.enabled",
     "spark.sql.crossJoin.enabled",
     "spark.sql.variable.substitute",
+    "spark.sql.csv.parser.columnPruning.enabled",
 )
 
 

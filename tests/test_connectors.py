@@ -156,6 +156,82 @@ def test_ignore_exception_also_skips(session, tmp_path):
     assert query.bad_rows_skipped == {"t": 1}
 
 
+def _generated_records(fmt: str, seed: int) -> tuple[str, dict[str, set[int]]]:
+    """Rows ``id,name,age`` in ``fmt`` with some broken on purpose, and the
+    ids of the good rows per query: the rule is the text format's (a record
+    that does not parse, or has the wrong number of fields, is bad whatever
+    is read; a value is checked when its column is read)."""
+    import json
+    import random
+
+    rng = random.Random(seed)
+    lines: list[str] = []
+    good_all: set[int] = set()
+    good_id: set[int] = set()
+    for i in range(60):
+        kind = rng.choice(["ok", "ok", "ok", "bad_age", "broken"])
+        age: object = rng.randrange(1, 90) if kind != "bad_age" else f"x{i}"
+        if fmt == "csv":
+            fields = [str(i), f"n{i}", str(age)]
+            if kind == "broken":
+                fields = fields[: rng.choice([1, 2])] if rng.random() < 0.5 else [*fields, "extra"]
+            lines.append(",".join(fields))
+        else:
+            text = json.dumps({"id": i, "name": f"n{i}", "age": age})
+            lines.append(text[: rng.randrange(1, len(text) - 1)] if kind == "broken" else text)
+        if kind != "broken":
+            good_id.add(i)
+            if kind == "ok":
+                good_all.add(i)
+    return "\n".join(lines) + "\n", {"all": good_all, "id": good_id}
+
+
+@pytest.mark.parametrize("fmt", ["csv", "json"])
+def test_csv_and_json_bad_records_are_skipped_and_counted_like_text(session, tmp_path, fmt):
+    for seed in range(3):
+        text, good = _generated_records(fmt, seed)
+        path = write(tmp_path / f"gen{seed}.{fmt}", text)
+        name = f"t{seed}"
+        session.execute(
+            f"CREATE TABLE {name} (id bigint, name varchar, age int) WITH (type='file', "
+            f"format='{fmt}', geaflow.dsl.file.path='{path}', geaflow.dsl.file.bad.rows='skip')"
+        )
+        total = len(text.splitlines())
+        for query, wanted in [
+            (f"SELECT id, name, age FROM {name}", good["all"]),
+            (f"SELECT id FROM {name}", good["id"]),
+        ]:
+            result = session.sql(query)
+            assert sorted(r[0] for r in result.collect()) == sorted(wanted), (seed, query)
+            assert result.bad_rows_skipped == {name: total - len(wanted)}, (seed, query)
+        counted = session.sql(f"SELECT count(*) FROM {name}")
+        assert counted.collect() == [(len(good["id"]),)]
+
+
+@pytest.mark.parametrize("fmt", ["csv", "json"])
+def test_csv_and_json_bad_records_fail_naming_the_file(session, tmp_path, fmt):
+    text, _ = _generated_records(fmt, 1)
+    path = write(tmp_path / f"bad.{fmt}", text)
+    binary = tmp_path / f"binary.{fmt}"
+    binary.write_bytes(bytes(range(256)) * 12)
+    session.execute(
+        f"CREATE TABLE t (id bigint, name varchar, age int) WITH (type='file', "
+        f"format='{fmt}', geaflow.dsl.file.path='{path}');"
+        f"CREATE TABLE b (id bigint, name varchar, age int) WITH (type='file', "
+        f"format='{fmt}', geaflow.dsl.file.path='{binary}')"
+    )
+    for query in ("SELECT * FROM t", "SELECT count(*) FROM t"):
+        with pytest.raises(DataError) as info:
+            session.sql(query).collect()
+        assert f"bad.{fmt}" in info.value.message and f"the {fmt} record" in info.value.message
+    # A binary file is not read as rows of NULLs: it fails, naming the file,
+    # with the record's control characters shown as '?'.
+    with pytest.raises(DataError) as info:
+        session.sql("SELECT count(*) FROM b").collect()
+    assert f"binary.{fmt}" in info.value.message
+    assert "\x00" not in info.value.message and len(info.value.message) < 600
+
+
 def test_console_sink_prints_each_row(session, capsys):
     session.execute(
         "CREATE TABLE c (a int, b varchar) WITH (type='console');"

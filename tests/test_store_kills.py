@@ -114,7 +114,7 @@ def test_a_killed_multi_label_insert_leaves_whole_statements(spark, tmp_path):
     rng = random.Random(16)
     committed: dict[int, int] = {}
     between = 0
-    for run in range(6):
+    for run in range(5):
         proc = start(tmp_path, root, batch_script(run), [], "0.4")
         # Half the kills wait for the moment between the two labels of a
         # statement; the others land anywhere once writing has begun.
@@ -144,7 +144,7 @@ def test_a_killed_multi_label_insert_leaves_whole_statements(spark, tmp_path):
                 f"run {r}: vertices without edges"
             )
             committed[r] = n
-    assert between >= 3, "no kill landed between two labels of one INSERT"
+    assert between >= 3, "too few kills landed between two labels of one INSERT"
     assert sum(committed.values()) > 0
 
 
@@ -200,7 +200,7 @@ def test_a_killed_windowed_job_leaves_whole_windows_over_two_graphs(spark, tmp_p
     final = start(tmp_path, root, script, extra, "0")
     _, err = final.communicate(timeout=600)
     assert final.returncode == 0, err
-    assert kills >= 4
+    assert kills >= 4  # with the 5 above and the one below: at least 10 a run
     for name in ("ga", "gb"):
         ids, edges = read_graph(spark, tmp_path, root, name)
         assert ids == list(range(2 * WINDOWS))

@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Any
 from geaflow_sql.core import types as T
 from runtime.results import StatementResult, python_values
 
-from .exceptions import NotSupportedError, ProgrammingError
+from .exceptions import NotSupportedError, ProgrammingError, Warning
 from .types import describe_column
 
 if TYPE_CHECKING:
@@ -38,6 +38,8 @@ class Cursor:
         self.lastrowid: Any = None
         #: What each statement of the last ``execute`` did (geaflow-sql extension).
         self.results: list[StatementResult] = []
+        #: PEP 249 extension: (Warning, text) for what the last ``execute`` warned.
+        self.messages: list[tuple[type[Warning], str]] = []
         self._closed = False
         self._table: Any = None  # pyarrow.Table of the current result set
         self._zone: str | None = None  # the time zone its statement ran in
@@ -67,6 +69,7 @@ class Cursor:
         self.connection._check_open()
 
     def _reset(self) -> None:
+        self.messages.clear()
         self.description = None
         self.rowcount = -1
         self.results = []
@@ -125,6 +128,8 @@ class Cursor:
 
     def _install(self, results: list[StatementResult], table: Any) -> None:
         self.results = results
+        # PEP 249's optional ``messages``: (class, text) of what the statements warned.
+        self.messages.extend((Warning, w) for r in results for w in r.warnings)
         last = results[-1] if results else None
         if last is None:
             return

@@ -6,7 +6,8 @@ Options (table ``WITH`` overrides job config):
   geaflow.dsl.file.name.regex    only files whose name matches (directories)
   geaflow.dsl.column.separator   field separator of the text format (',')
   format                         text (default) | csv | json | parquet | orc
-  geaflow.dsl.file.bad.rows      fail (default) | skip: what a malformed text row does
+  geaflow.dsl.file.bad.rows      fail (default) | skip: what a malformed text, csv or
+                                 json row does (skipped rows are counted)
 """
 
 from __future__ import annotations
@@ -31,6 +32,8 @@ PATH = "geaflow.dsl.file.path"
 NAME_REGEX = "geaflow.dsl.file.name.regex"
 BAD_ROWS = "geaflow.dsl.file.bad.rows"
 IGNORE_EXCEPTION = "geaflow.dsl.ignore.exception"
+# The column Spark's csv/json readers put a malformed record's text in.
+BAD_RECORD = "__geaflow_bad_record"
 FORMATS = ("text", "csv", "json", "parquet", "orc")
 
 
@@ -146,8 +149,6 @@ class FileConnector(Connector):
             value, bad = field_parser(F, field, column.type)
             parsed_cols.append(value.alias(f"c{out_idx}"))
             bad_flags.append(bad)
-        policy = str(option(req.options, BAD_ROWS, "fail")).lower()
-        skip = policy == "skip" or Config(req.options).get_bool(IGNORE_EXCEPTION, False)
         position = [F.col("file"), F.col("line_no")] if keep_position else []
         # A line has exactly one field per column, as GeaFlow's text
         # deserializer requires: a short or long line is malformed, never
@@ -160,33 +161,39 @@ class FileConnector(Connector):
         checked = with_fields.select(
             *parsed_cols, any_bad.alias("__bad"), F.col("file"), F.col("line_no"), F.col("line")
         )
-        if skip:
-            # Skipped rows are counted, never silently lost: an Observation
-            # sums them as the scan runs, with no extra pass over the data.
-            checked = self._count_bad_rows(ctx, req, checked)
-            kept = checked.where(~F.col("__bad"))
-        else:
-            # Fails the Spark job with a message the runtime turns into a DataError.
-            message = F.concat(
-                F.lit("GEAFLOW_BAD_ROW: in "),
-                F.col("file"),
-                F.lit(" line "),
-                F.coalesce((F.col("line_no") + 1).cast("string"), F.lit("?")),
-                F.when(
-                    width != F.lit(len(columns)),
-                    F.concat(
-                        F.lit(": the line has "),
-                        width.cast("string"),
-                        F.lit(f" fields, {_row_text(req.table)} has {len(columns)}: "),
-                    ),
-                ).otherwise(F.lit(f": cannot read {_row_text(req.table)} from ")),
-                F.col("line"),
-            )
-            kept = checked.where(
-                F.when(F.col("__bad"), F.raise_error(message)).otherwise(F.lit(True))
-            )
+        # The message a failing row raises (the runtime makes it a DataError).
+        where = F.concat(
+            F.lit("in "),
+            F.col("file"),
+            F.lit(" line "),
+            F.coalesce((F.col("line_no") + 1).cast("string"), F.lit("?")),
+            F.when(
+                width != F.lit(len(columns)),
+                F.concat(
+                    F.lit(": the line has "),
+                    width.cast("string"),
+                    F.lit(f" fields, {_row_text(req.table)} has {len(columns)}: "),
+                ),
+            ).otherwise(F.lit(f": cannot read {_row_text(req.table)} from ")),
+            F.col("line"),
+        )
+        kept = self._check_rows(ctx, req, checked, where)
         names = [f"c{i}" for i in range(len(parsed_cols))]
         return kept.select(*names, *position)
+
+    def _check_rows(self, ctx: RuntimeContext, req: ReadRequest, checked: Any, where: Any) -> Any:
+        """``checked`` (rows with a ``__bad`` flag) without its bad rows, counted
+        (``geaflow.dsl.file.bad.rows = 'skip'``), or failing the job at the
+        first one with the message ``where`` (the default)."""
+        from pyspark.sql import functions as F
+
+        policy = str(option(req.options, BAD_ROWS, "fail")).lower()
+        if policy == "skip" or Config(req.options).get_bool(IGNORE_EXCEPTION, False):
+            # Skipped rows are counted, never silently lost: an Observation
+            # sums them as the scan runs, with no extra pass over the data.
+            return self._count_bad_rows(ctx, req, checked).where(~F.col("__bad"))
+        message = F.concat(F.lit("GEAFLOW_BAD_ROW: "), where)
+        return checked.where(F.when(F.col("__bad"), F.raise_error(message)).otherwise(F.lit(True)))
 
     @staticmethod
     def _count_bad_rows(ctx: RuntimeContext, req: ReadRequest, checked: Any) -> Any:
@@ -208,8 +215,17 @@ class FileConnector(Connector):
             [ST.StructField(c.name, T.to_spark_type(c.type)) for c in req.table.columns]
         )
         reader = ctx.spark.read.format(fmt)
-        if fmt in ("csv", "json"):
-            reader = reader.schema(schema)
+        checks = fmt in ("csv", "json")
+        if checks:
+            # Spark's permissive mode keeps a malformed record's text in this
+            # column (and NULLs in its fields): the rows are checked like a
+            # text table's (``parse``), not read as NULLs without a word.
+            schema = schema.add(ST.StructField(BAD_RECORD, ST.StringType()))
+            reader = (
+                reader.schema(schema)
+                .option("mode", "PERMISSIVE")
+                .option("columnNameOfCorruptRecord", BAD_RECORD)
+            )
         if fmt == "csv":
             reader = reader.option("sep", str(option(req.options, SEPARATOR, ",")))
             header = option(req.options, "header")
@@ -227,7 +243,34 @@ class FileConnector(Connector):
                 cols.append(
                     F.col(f"`{src}`").cast(T.spark_sql_type(column.type)).alias(f"c{out_idx}")
                 )
-        return df.select(*cols)
+        if not checks:
+            return df.select(*cols)
+        record = F.col(f"`{BAD_RECORD}`")
+        # Spark refuses a scan that reads the record column alone (as
+        # ``count(*)`` would once the optimizer drops the unused columns), so
+        # the check also reads the first column, in a test that is never true
+        # (no text has a negative length) and that the optimizer cannot fold.
+        first = F.col(f"`{req.table.columns[0].name}`")
+        never = F.coalesce(F.length(first.cast("string")) < F.lit(0), F.lit(False))
+        bad = record.isNotNull() | never
+        checked = df.select(
+            *cols,
+            bad.alias("__bad"),
+            F.input_file_name().alias("file"),
+            record.alias("line"),
+        )
+        shown = F.when(
+            F.length(F.col("line")) > 200,
+            F.concat(F.substring(F.col("line"), 1, 200), F.lit("...")),
+        ).otherwise(F.col("line"))
+        where = F.concat(
+            F.lit("in "),
+            F.col("file"),
+            F.lit(f": cannot read {_row_text(req.table)} from the {fmt} record "),
+            F.regexp_replace(shown, "[\\x00-\\x1f\\x7f]", "?"),
+        )
+        kept = self._check_rows(ctx, req, checked, where)
+        return kept.select(*[f"c{i}" for i in range(len(cols))])
 
     def numbered_rows(self, ctx: RuntimeContext, req: ReadRequest) -> Any:
         """Rows in file and line order, numbered (text files; other formats in

@@ -192,25 +192,27 @@ class MemoryStore:
             if not any(p is q for q in old)
         ]
 
-    def append(self, label: str, is_vertex: bool, df: Any, windowed: bool) -> int:
-        """Add a write of a label as a new version.  Outside a windowed job the
-        rows are materialised now; a windowed job's are (by their source), and
-        they wait in ``pending`` for the job's next checkpoint."""
+    def append(self, label: str, is_vertex: bool, df: Any, windowed: bool) -> None:
+        """Add a write of a label as a new version, materialised now (so the
+        caller's count of the rows is taken as it happens, and later reads do
+        not re-run the query that made them).  A windowed job's writes also
+        wait in ``pending`` for its next checkpoint."""
         with self._lock:
-            return self._append(label, is_vertex, df, windowed)
+            self._append(label, is_vertex, df, windowed)
 
-    def _append(self, label: str, is_vertex: bool, df: Any, windowed: bool) -> int:
+    def _append(self, label: str, is_vertex: bool, df: Any, windowed: bool) -> None:
         info = self.info(label, is_vertex)
         self.writes += 1
         new = with_order(df, self.writes)
-        if not windowed:
-            # Materialised now anyway: keeping each id's last row here costs a
-            # stage of this job and saves one in every later read of the label.
-            if is_vertex:
-                new = latest_vertices(new, info.id_field)
-            new = new.localCheckpoint(eager=True)
-            if is_vertex:
-                self.unique_parts.add(id(new))
+        unique = is_vertex and not windowed
+        if unique:
+            # Keeping each id's last row here costs a stage of this job and
+            # saves one in every later read of the label.  (A windowed job's
+            # incremental reads want every row a window wrote.)
+            new = latest_vertices(new, info.id_field)
+        new = new.localCheckpoint(eager=True)
+        if unique:
+            self.unique_parts.add(id(new))
         key = (info.label, is_vertex)
         parts = [*self.parts.get(key, []), new]
         if len(parts) > self.COMPACT_AFTER:
@@ -222,5 +224,4 @@ class MemoryStore:
         self.parts[key] = parts
         self.versions[self.writes] = self.parts
         if windowed:
-            self.pending.append((info.label, is_vertex, df))
-        return -1
+            self.pending.append((info.label, is_vertex, new.drop("__w", "__r")))

@@ -59,6 +59,10 @@ class PersistentStore:
         # parts written and not yet published, (label key, part), and
         # ``working``, the published manifest plus them, which that thread reads.
         self._local = threading.local()
+        # The version the graph held before this session first wrote it, told
+        # to the user once (re-running a loading script adds to it).
+        self.earlier: dict[str, Any] | None = None
+        self.told_earlier = False
 
     @property
     def staged(self) -> list[tuple[str, str]]:
@@ -169,11 +173,16 @@ class PersistentStore:
         return [df.where(F.col("__w") > F.lit(version)).drop("__w", "__r")]
 
     # Writes --------------------------------------------------------------------
-    def append(self, label: str, is_vertex: bool, df: Any, windowed: bool) -> int:
+    def append(self, label: str, is_vertex: bool, df: Any, windowed: bool) -> None:
         """Write a label's rows as a new part and stage it (see ``commit``; a
         windowed job's writes also wait in ``pending`` for its checkpoint)."""
         info = self.info(label, is_vertex)
         base = self.manifest()
+        if not self.told_earlier and self.earlier is None:
+            if base.get("labels"):
+                self.earlier = base
+            else:
+                self.told_earlier = True  # an empty graph: nothing to tell
         version = int(base.get("version", 0)) + 1
         part = f"parts/{'v' if is_vertex else 'e'}-{info.label.lower()}/{version:08d}-{uuid.uuid4().hex[:8]}"
         with_order(df, version).write.mode("overwrite").parquet(str(self.path / part))
@@ -186,7 +195,35 @@ class PersistentStore:
         self.history[version] = self.working
         if windowed:
             self.pending.append((info.label, is_vertex, df))
-        return -1
+
+    def earlier_notice(self) -> str | None:
+        """Once per session, when its first write went into a graph that
+        already held data: what it held (rows per label, from the Parquet
+        footers: no Spark job)."""
+        if self.earlier is None or self.told_earlier:
+            return None
+        self.told_earlier = True
+        before = self.earlier
+        counts = []
+        for key, parts in sorted(before.get("labels", {}).items()):
+            counts.append(f"{key.split(':', 1)[1]} {self._rows(parts)}")
+        return (
+            f"graph {self.graph.name} already held version {before.get('version', 0)} from before this "
+            f"session ({', '.join(counts)} rows), and this statement added to it; running a "
+            f"loading script again adds its rows again (to start afresh, remove {self.path})"
+        )
+
+    def _rows(self, parts: list[str]) -> int:
+        import pyarrow.parquet as pq
+
+        total = 0
+        for part in parts:
+            for f in (self.path / part).glob("*.parquet"):
+                try:
+                    total += pq.read_metadata(f).num_rows
+                except (OSError, ValueError):
+                    continue
+        return total
 
     def prepare(self) -> dict[str, Any] | None:
         """The manifest that publishes the staged parts on top of the current
@@ -221,6 +258,7 @@ class PersistentStore:
         script that declares the graph by name reads the same data."""
         if self.manifest()["labels"]:
             return
+        self.told_earlier = True  # the graph's own tables, written on creation
         for v in self.graph.vertices:
             if v.using:
                 self.append(v.label, True, table_frame(env, self.graph, v), windowed=False)
@@ -263,5 +301,6 @@ def restore_stores(checkpointed: list[tuple[PersistentStore, dict[str, Any]]]) -
         publish_all(root, manifests)
     for store, manifest in checkpointed:
         store.history[int(manifest.get("version", 0))] = manifest
+        store.told_earlier = True  # a restarted job's own data, not news
         store.abort()
         store.committed(manifests[store.path])

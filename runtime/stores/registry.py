@@ -12,6 +12,7 @@ written to the store when created so later scripts can read them).
 from __future__ import annotations
 
 import threading
+import uuid
 from typing import Any
 
 from geaflow_sql.core import types as T
@@ -61,7 +62,9 @@ class GraphStores:
 
     # Writes ------------------------------------------------------------------
     def write(self, env: Env, node: Any, df: Any) -> int:
-        """Run a GraphSink: each row of ``df`` goes to every label the INSERT names."""
+        """Run a GraphSink: each row of ``df`` goes to every label the INSERT
+        names; the rows written (summed over the labels)."""
+        from pyspark.sql import Observation
         from pyspark.sql import functions as F
 
         graph: GraphInfo = node.graph
@@ -89,10 +92,17 @@ class GraphStores:
                 keys = [info.id_field] if w.is_vertex else [info.src_field, info.dst_field]  # type: ignore[union-attr]
                 for k in keys:
                     out = out.where(F.col(f"`{k}`").isNotNull())
-                total += store.append(info.label, w.is_vertex, out, env.windowed)  # type: ignore[union-attr]
+                # The rows are counted as the store writes them (no extra job).
+                counted = Observation(f"geaflow_written_{uuid.uuid4().hex[:12]}")
+                out = out.observe(counted, F.count(F.lit(1)).alias("rows"))
+                store.append(info.label, w.is_vertex, out, env.windowed)  # type: ignore[union-attr]
+                total += int(counted.get["rows"] or 0)
             if persistent and not env.windowed:
                 # One statement, one version, whatever labels it wrote.
                 store.commit()
+            notice = store.earlier_notice() if persistent else None
+            if notice:
+                env.ctx.notices.append(notice)
         except BaseException:
             if persistent and not env.windowed:
                 store.abort()

@@ -31,7 +31,7 @@ from dataclasses import dataclass, field, replace
 from typing import Any
 
 from geaflow_sql.core.config import BATCH_PER_CHECKPOINT, JOB_CHECKPOINT_DIR
-from geaflow_sql.core.errors import ConfigError
+from geaflow_sql.core.errors import ConfigError, GeaflowError
 from planner.graph_nodes import GraphAlgorithm
 from planner.logical import Aggregate, CollectSink, GraphSink, LogicalNode, TableScan, walk
 from planner.physical import ExecutionGroup
@@ -39,6 +39,7 @@ from planner.statements import PlanStatement
 from runtime.connectors.base import WindowSource
 from runtime.connectors.registry import open_window_source, reads_in_windows
 from runtime.context import RuntimeContext
+from runtime.errors import translate
 from runtime.evaluator import Evaluator, evaluate
 from runtime.plans import GRAPH_READS, PreparedPlan, plan_tables
 from runtime.reads import Reads, WindowRound, graph_key, table_key
@@ -251,7 +252,13 @@ class WindowedJob:
             def step(
                 _: int, st: JobStatement = st, window: WindowRound = window
             ) -> tuple[bool, Any]:
-                self.run_statement(st, window)
+                try:
+                    self.run_statement(st, window)
+                except GeaflowError as err:
+                    # Where in the script: the statement the window was running.
+                    raise err.at(st.bound.syntax.span) from None
+                except Exception as err:  # Spark, Java, user code
+                    raise translate(err).at(st.bound.syntax.span) from None
                 return False, None
 
             self.scheduler.run(FunctionCycle(st.group.id, step, max_rounds=1))
