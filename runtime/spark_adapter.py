@@ -195,6 +195,14 @@ def create_session(master: str | None = None, conf: dict[str, Any] | None = None
     builder = SparkSession.builder.master(master).appName("geaflow-sql")
     if master.startswith("local") and not _driver_memory_chosen(spark_conf):
         spark_conf["spark.driver.memory"] = default_driver_memory()
+    if not master.startswith("local"):
+        # On a cluster, an executor whose cancelled task will not stop (a
+        # nested-loop join looks at its kill flag only between the rows of
+        # its streamed side: SPARK-33409) is replaced after a minute rather
+        # than keeping the core busy (Spark's task reaper; in local mode the
+        # executor is the driver, and the task runs on to its next row).
+        spark_conf.setdefault("spark.task.reaper.enabled", "true")
+        spark_conf.setdefault("spark.task.reaper.killTimeout", "60s")
     extra_jars = _local_jars(spark_conf)
     if extra_jars:
         spark_conf["spark.jars"] = extra_jars
