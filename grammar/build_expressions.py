@@ -24,6 +24,33 @@ from .tree_helpers import Tagged, balanced, span_of, tagged, tokens_of, values_o
 MAX_INT_DIGITS = 20
 
 
+def int_literal(text: str, span: s.Span) -> s.Literal:
+    digits = text.rstrip("lL")
+    if len(digits.lstrip("0")) > MAX_INT_DIGITS:
+        raise ParseError(
+            f"integer literal of {len(digits)} digits is out of range (BIGINT)", span=span
+        )
+    return s.Literal(int(digits), "int", text, span=span)
+
+
+def decimal_literal(text: str, span: s.Span) -> s.Literal:
+    if math.isinf(float(text.rstrip("dDfF"))):
+        raise ParseError(f"number {text[:40]} is out of the range of DOUBLE", span=span)
+    return s.Literal(text, "decimal", text, span=span)
+
+
+def string_literal(text: str, span: s.Span) -> s.Literal:
+    return s.Literal(decode_string_token(text), "string", text, span=span)
+
+
+def negated(operand: s.Expr, span: s.Span) -> s.Expr:
+    """``-operand``: a negative number literal, or a negation."""
+    if isinstance(operand, s.Literal) and operand.kind in ("int", "decimal"):
+        value = -operand.value if operand.kind == "int" else "-" + operand.value
+        return s.Literal(value, operand.kind, "-" + operand.text, span=span)
+    return s.Unary("-", operand, span=span)
+
+
 def _chain(op: str, operands: list[s.Expr]) -> s.Expr:
     """``a op b op c ...`` for an associative ``op``, balanced."""
     return balanced(operands, lambda a, b, span: s.Binary(op, a, b, span=span))
@@ -50,25 +77,13 @@ class ExpressionRules(Transformer):
         return s.Name(tuple(ch), span=span_of(meta))
 
     def int_lit(self, meta: Meta, ch: list[Any]) -> s.Literal:
-        text = str(ch[0])
-        digits = text.rstrip("lL")
-        if len(digits.lstrip("0")) > MAX_INT_DIGITS:
-            raise ParseError(
-                f"integer literal of {len(digits)} digits is out of range (BIGINT)",
-                span=span_of(meta),
-            )
-        return s.Literal(int(digits), "int", text, span=span_of(meta))
+        return int_literal(str(ch[0]), span_of(meta))
 
     def dec_lit(self, meta: Meta, ch: list[Any]) -> s.Literal:
-        text = str(ch[0])
-        if math.isinf(float(text.rstrip("dDfF"))):
-            raise ParseError(
-                f"number {text[:40]} is out of the range of DOUBLE", span=span_of(meta)
-            )
-        return s.Literal(text, "decimal", text, span=span_of(meta))
+        return decimal_literal(str(ch[0]), span_of(meta))
 
     def str_lit(self, meta: Meta, ch: list[Any]) -> s.Literal:
-        return s.Literal(decode_string_token(str(ch[0])), "string", str(ch[0]), span=span_of(meta))
+        return string_literal(str(ch[0]), span_of(meta))
 
     def true_lit(self, meta: Meta, ch: list[Any]) -> s.Literal:
         return s.Literal(True, "bool", "TRUE", span=span_of(meta))
@@ -163,11 +178,7 @@ class ExpressionRules(Transformer):
         return acc
 
     def neg(self, meta: Meta, ch: list[Any]) -> s.Expr:
-        operand = values_of(ch)[0]
-        if isinstance(operand, s.Literal) and operand.kind in ("int", "decimal"):
-            value = -operand.value if operand.kind == "int" else "-" + operand.value
-            return s.Literal(value, operand.kind, "-" + operand.text, span=span_of(meta))
-        return s.Unary("-", operand, span=span_of(meta))
+        return negated(values_of(ch)[0], span_of(meta))
 
     def pos(self, meta: Meta, ch: list[Any]) -> s.Expr:
         return values_of(ch)[0]

@@ -9,6 +9,7 @@ from lark import Token, Transformer, v_args
 from lark.tree import Meta
 
 from . import syntax as s
+from .literal_rows import literal_row
 from .tree_helpers import (
     Alias,
     Tagged,
@@ -223,4 +224,7 @@ class QueryRules(Transformer):
         return s.Values(tuple(tuple(r) for r in values_of(ch)), span=span_of(meta))
 
     def values_row(self, meta: Meta, ch: list[Any]) -> list[Any]:
-        return ch[0]
+        first = ch[0]
+        if isinstance(first, Token) and first.type == "LITERAL_ROW":
+            return literal_row(first)
+        return first
