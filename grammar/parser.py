@@ -34,6 +34,7 @@ _FRIENDLY = {
     "PARAM_QMARK": "?",
     "PARAM_NAMED": ":parameter",
     "EDGE_DASH": "-",
+    "LITERAL_ROW": "'('",  # a row of constants read whole (literal_rows.py)
     "$END": "end of input",
 }
 # Shown first when present: what a user most likely forgot.

@@ -372,3 +372,9 @@ def test_twenty_thousand_constant_rows_parse():
     (st,) = parse(f"INSERT INTO t VALUES {rows}").statements
     assert len(st.query.rows) == 20_000
     assert [e.value for e in st.query.rows[-1]] == [19_999, "name19999", "19999.5", None]
+
+
+def test_an_error_after_values_asks_for_a_row_in_words_a_user_knows():
+    with pytest.raises(ParseError) as info:
+        parse("INSERT INTO t VALUES x")
+    assert info.value.message == "unexpected 'x'; expected '('"
