@@ -9,15 +9,14 @@ with those of an uninterrupted run: every row exactly once.
 from __future__ import annotations
 
 import json
-import os
 import random
 import signal
 import subprocess
-import sys
 import time
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parent.parent
+from tests.cli_process import start_cli
+
 WINDOWS = 10
 
 SCRIPT = """
@@ -54,29 +53,7 @@ def make_inputs(folder: Path) -> None:
 
 
 def start(folder: Path, checkpoint: Path) -> subprocess.Popen[str]:
-    env = dict(os.environ)
-    env["PYTHONPATH"] = str(ROOT) + os.pathsep + env.get("PYTHONPATH", "")
-    return subprocess.Popen(
-        [
-            sys.executable,
-            "-m",
-            "geaflow_sql.cli",
-            "-f",
-            "job.gql",
-            "-q",
-            "--master",
-            "local[1]",
-            "--conf",
-            f"geaflow.dsl.checkpoint.dir={checkpoint}",
-            "--conf",
-            "spark.sql.shuffle.partitions=1",
-        ],
-        cwd=folder,
-        env=env,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        text=True,
-    )
+    return start_cli(folder, {"geaflow.dsl.checkpoint.dir": str(checkpoint)})
 
 
 def committed_window(checkpoint: Path) -> int:

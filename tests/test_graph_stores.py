@@ -10,16 +10,14 @@ killed with SIGKILL there, and the graph must still read as its last version.
 from __future__ import annotations
 
 import json
-import os
 import signal
 import subprocess
-import sys
 import time
 from pathlib import Path
 
 import pytest
 
-ROOT = Path(__file__).resolve().parent.parent
+from tests.cli_process import start_cli
 
 GRAPH = """
 CREATE GRAPH social (
@@ -39,30 +37,7 @@ def run_cli(
     folder: Path, script: str, root: Path, env_extra: dict[str, str] | None = None
 ) -> subprocess.Popen[str]:
     (folder / "job.gql").write_text(script, encoding="utf-8")
-    env = dict(os.environ)
-    env["PYTHONPATH"] = str(ROOT) + os.pathsep + env.get("PYTHONPATH", "")
-    env.update(env_extra or {})
-    return subprocess.Popen(
-        [
-            sys.executable,
-            "-m",
-            "geaflow_sql.cli",
-            "-f",
-            "job.gql",
-            "-q",
-            "--master",
-            "local[1]",
-            "--conf",
-            f"geaflow.file.persistent.root={root}",
-            "--conf",
-            "spark.sql.shuffle.partitions=1",
-        ],
-        cwd=folder,
-        env=env,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        text=True,
-    )
+    return start_cli(folder, {"geaflow.file.persistent.root": str(root)}, env_extra)
 
 
 def reader(spark, folder: Path, root: Path, with_clause: str):

@@ -18,11 +18,10 @@ import os
 import random
 import signal
 import subprocess
-import sys
 import time
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parent.parent
+from tests.cli_process import start_cli
 
 GRAPH = """
 CREATE GRAPH {name} (
@@ -36,34 +35,11 @@ STATEMENTS = 8
 
 
 def start(
-    folder: Path, root: Path, script: str, extra: list[str], pause: str
+    folder: Path, root: Path, script: str, conf: dict[str, str], pause: str
 ) -> subprocess.Popen[str]:
     (folder / "job.gql").write_text(script, encoding="utf-8")
-    env = dict(os.environ)
-    env["PYTHONPATH"] = str(ROOT) + os.pathsep + env.get("PYTHONPATH", "")
-    env["GEAFLOW_SQL_STORE_PAUSE_AFTER_PART"] = pause
-    return subprocess.Popen(
-        [
-            sys.executable,
-            "-m",
-            "geaflow_sql.cli",
-            "-f",
-            "job.gql",
-            "-q",
-            "--master",
-            "local[1]",
-            "--conf",
-            f"geaflow.file.persistent.root={root}",
-            "--conf",
-            "spark.sql.shuffle.partitions=1",
-            *extra,
-        ],
-        cwd=folder,
-        env=env,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        text=True,
-    )
+    conf = {"geaflow.file.persistent.root": str(root), **conf}
+    return start_cli(folder, conf, {"GEAFLOW_SQL_STORE_PAUSE_AFTER_PART": pause})
 
 
 def parts(root: Path, graph: str, kind: str) -> list[int]:
@@ -115,7 +91,7 @@ def test_a_killed_multi_label_insert_leaves_whole_statements(spark, tmp_path):
     committed: dict[int, int] = {}
     between = 0
     for run in range(5):
-        proc = start(tmp_path, root, batch_script(run), [], "0.4")
+        proc = start(tmp_path, root, batch_script(run), {}, "0.4")
         # Half the kills wait for the moment between the two labels of a
         # statement; the others land anywhere once writing has begun.
         targeted = run % 2 == 0
@@ -175,7 +151,7 @@ def test_a_killed_windowed_job_leaves_whole_windows_over_two_graphs(spark, tmp_p
         "".join(f"{i},n{i}\n" for i in range(2 * WINDOWS)), encoding="utf-8"
     )
     script = WINDOWED.format(ga=GRAPH.format(name="ga"), gb=GRAPH.format(name="gb"))
-    extra = ["--conf", f"geaflow.dsl.checkpoint.dir={checkpoint}"]
+    extra = {"geaflow.dsl.checkpoint.dir": str(checkpoint)}
     rng = random.Random(18)
     kills = 0
     for target in sorted(rng.sample(range(0, WINDOWS - 2), 5)):
@@ -214,7 +190,7 @@ def test_a_window_killed_between_its_two_graphs_is_finished_by_the_next_reader(s
     env_pause = "GEAFLOW_SQL_STORE_PAUSE_BETWEEN_GRAPHS"
     os.environ[env_pause] = "120"
     try:
-        proc = start(tmp_path, root, script, [], "0")
+        proc = start(tmp_path, root, script, {}, "0")
     finally:
         del os.environ[env_pause]
     records = root / ".txn"

@@ -1,0 +1,41 @@
+"""Starting a real ``geaflow-sql`` process on a script, for the tests that kill one."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def start_cli(
+    folder: Path, conf: dict[str, str], env_extra: dict[str, str] | None = None
+) -> subprocess.Popen[str]:
+    """``geaflow-sql -f job.gql -q`` in ``folder`` on one local core, with
+    ``--conf`` for each of ``conf`` (and one shuffle partition), this
+    checkout first on the Python path."""
+    env = dict(os.environ)
+    env["PYTHONPATH"] = str(ROOT) + os.pathsep + env.get("PYTHONPATH", "")
+    env.update(env_extra or {})
+    settings = {**conf, "spark.sql.shuffle.partitions": "1"}
+    args = [a for key, value in settings.items() for a in ("--conf", f"{key}={value}")]
+    return subprocess.Popen(
+        [
+            sys.executable,
+            "-m",
+            "geaflow_sql.cli",
+            "-f",
+            "job.gql",
+            "-q",
+            "--master",
+            "local[1]",
+            *args,
+        ],
+        cwd=folder,
+        env=env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
