@@ -293,13 +293,9 @@ def test_counting_never_blocks_when_spark_skips_the_scan(session, tmp_path):
     assert insert.extra["bad_rows_skipped"] in ({"t": 0}, {"t": 1})
 
 
-def test_large_files_are_read_in_parallel_and_still_name_the_bad_line(
-    session, tmp_path, monkeypatch
-):
-    from runtime.connectors import file as file_connector
-
-    # Pretend every file is large: lines are read by Spark's splitting reader.
-    monkeypatch.setattr(file_connector, "WHOLE_FILE_LIMIT", 0)
+def test_files_are_read_by_lines_and_still_name_the_bad_line(session, tmp_path):
+    # Lines are read by Spark's splitting reader without numbers; the error
+    # finds the bad line's number in the file.
     path = write(tmp_path / "big.txt", "".join(f"{i},v{i}\n" for i in range(200)) + "x,bad\n1,ok\n")
     session.execute(
         f"CREATE TABLE t (id bigint, v varchar) WITH (type='file', geaflow.dsl.file.path='{path}')"

@@ -12,6 +12,7 @@ import datetime as dt
 import decimal
 import json
 import threading
+import time
 
 import pyarrow as pa
 import pyarrow.parquet as pq
@@ -519,6 +520,17 @@ def test_errors_map_to_pep249_classes_with_positions(fresh, tmp_path):
     assert cur.execute("SELECT 2 AS two").fetchall() == [(2,)]
 
 
+def _task_cpu_seconds(spark) -> float:
+    """CPU time of the local executor's task threads (the driver's JVM)."""
+    jvm = spark.sparkContext._jvm
+    threads = jvm.java.lang.management.ManagementFactory.getThreadMXBean()
+    nanos = 0
+    for thread in jvm.java.lang.Thread.getAllStackTraces().keySet().toArray():
+        if thread.getName().startswith("Executor task launch worker"):
+            nanos += max(0, threads.getThreadCpuTime(thread.getId()))
+    return nanos / 1e9
+
+
 def test_cancel_from_another_thread_stops_a_long_query(fresh, tmp_path):
     (tmp_path / "big.txt").write_text("\n".join(str(i) for i in range(3000)), encoding="utf-8")
     cur = fresh.cursor()
@@ -527,19 +539,38 @@ def test_cancel_from_another_thread_stops_a_long_query(fresh, tmp_path):
 
     def run() -> None:
         try:
-            cur.execute("SELECT count(*) FROM big a, big b, big c WHERE a.x + b.x + c.x = -1")
+            cur.execute("SELECT count(*) FROM big a, big b, big c")
             outcome["rows"] = cur.fetchall()
         except dbapi.Error as err:
             outcome["error"] = err
 
+    spark = fresh.session.spark
+    start_cpu = _task_cpu_seconds(spark)
     worker = threading.Thread(target=run)
     worker.start()
-    threading.Event().wait(2.0)
+    # Cancel once the join's tasks are running (they have used a second of CPU).
+    deadline = time.monotonic() + 120
+    while _task_cpu_seconds(spark) - start_cpu < 1.0:
+        assert worker.is_alive(), outcome
+        assert time.monotonic() < deadline, "the join's tasks never started"
+        time.sleep(0.2)
     assert fresh.cancel(timeout=60)
     worker.join(60)
     assert not worker.is_alive()
     assert isinstance(outcome.get("error"), dbapi.OperationalError), outcome
     assert "cancelled" in str(outcome["error"])
+    # The tasks stop too, not only the wait for them: the text table is read
+    # a line at a time and a nested-loop join looks at its kill flag between
+    # rows of its streamed side (each brings 3,000 x 3,000 rows here), so
+    # within seconds no task is left running.  (When a file was read as one
+    # row, the tasks ran on through all 2.7e10 rows before looking again.)
+    cancelled = time.monotonic()
+    while True:
+        before = _task_cpu_seconds(spark)
+        time.sleep(1.0)
+        if _task_cpu_seconds(spark) - before < 0.1:
+            break
+        assert time.monotonic() - cancelled < 30, "cancelled tasks are still running"
     assert fresh.cursor().execute("SELECT 3 AS three").fetchall() == [(3,)]
 
 

@@ -212,3 +212,32 @@ def test_windows_no_statement_can_tell_apart_run_as_one_round(spark, tmp_path):
     assert fused[2] == windowed[2] == "1,ann\n2,bob\n3,cid\n2,bea\n500,zed\n"
     # One write per insert statement, against one per window per statement.
     assert fused[1] < windowed[1]
+
+
+def test_windows_follow_file_and_line_order_when_files_are_read_in_many_splits(session, tmp_path):
+    # Lines are read by Spark's splitting reader; tiny splits scatter each
+    # file over several tasks (packed by size, not by name), and the windows
+    # must still take the rows in file-name then line order.
+    folder = tmp_path / "src"
+    folder.mkdir()
+    expected = []
+    for name, n in (("a.txt", 37), ("b.txt", 120), ("c.txt", 5)):
+        rows = [f"{name[0]}{k:03d},{k}" for k in range(n)]
+        write(folder / name, "\n".join(rows[:10]) + "\n\n" + "\r\n".join(rows[10:]) + "\n")
+        expected += rows
+    spark = session.spark
+    spark.conf.set("spark.sql.files.maxPartitionBytes", "97")
+    spark.conf.set("spark.sql.files.openCostInBytes", "1")
+    try:
+        session.execute(
+            "CREATE TABLE src (k varchar, v int) WITH (type='file', "
+            "geaflow.dsl.file.path='src', geaflow.dsl.window.size = 25);"
+            + sink("out", "k varchar, v int", "out.txt")
+            + "INSERT INTO out SELECT k, v FROM src;"
+        )
+    finally:
+        spark.conf.unset("spark.sql.files.maxPartitionBytes")
+        spark.conf.unset("spark.sql.files.openCostInBytes")
+    windows = windows_of(tmp_path / "out.txt")
+    assert [len(w) for w in windows] == [25] * 6 + [12]
+    assert [line for w in windows for line in w] == expected

@@ -92,35 +92,32 @@ class FileConnector(Connector):
             return list_files(path, str(regex) if regex else None)
         return [path]
 
-    def lines(self, ctx: RuntimeContext, req: ReadRequest, numbered: bool | None = None) -> Any:
-        """DataFrame(file, line_no, line) of the non-blank lines.
+    def lines(self, ctx: RuntimeContext, req: ReadRequest) -> Any:
+        """DataFrame(file, line_no, line, __block, __seq) of the non-blank lines.
 
-        Small local files are read whole, one row per file, so every line gets
-        its 0-based number in order.  Larger inputs (or ``numbered=False``) are
-        read by Spark's line reader in parallel splits with ``line_no`` null;
-        a bad row's number is then found on the driver when the error is
-        reported (see ``locate_bad_line``).
+        Spark's line reader reads the files in parallel splits, one row per
+        line, so a scan looks at Spark's kill flag after every line (a whole
+        file read as one row let a cancelled join run on through all of it).
+        ``line_no`` is null: a bad row's number is found on the driver when the
+        error is reported (``locate_bad_line``).  ``__block`` (the split's
+        offset in its file) and ``__seq`` (increasing within a split) put the
+        lines of each file back in order (``numbered_rows``).
         """
         from pyspark.sql import functions as F
 
         spark = ctx.spark
         files = self._paths(ctx, req.options)
         if not files:
-            return spark.createDataFrame([], "file string, line_no int, line string")
-        if numbered is None:
-            numbered = _total_local_size(files) <= WHOLE_FILE_LIMIT
-        if numbered:
-            df = spark.read.text(files, wholetext=True)
-            lines = df.select(
-                F.input_file_name().alias("file"),
-                F.posexplode(F.split(F.col("value"), "\r?\n")).alias("line_no", "line"),
+            return spark.createDataFrame(
+                [], "file string, line_no int, line string, __block long, __seq long"
             )
-        else:
-            lines = spark.read.text(files).select(
-                F.input_file_name().alias("file"),
-                F.lit(None).cast("int").alias("line_no"),
-                F.regexp_replace(F.col("value"), "\r$", "").alias("line"),
-            )
+        lines = spark.read.text(files).select(
+            F.input_file_name().alias("file"),
+            F.lit(None).cast("int").alias("line_no"),
+            F.regexp_replace(F.col("value"), "\r$", "").alias("line"),
+            F.col("_metadata.file_block_start").alias("__block"),
+            F.monotonically_increasing_id().alias("__seq"),
+        )
         regex = option(req.options, NAME_REGEX)
         if regex and not _is_local(files[0]):
             lines = lines.where(F.regexp_extract(F.col("file"), r"([^/]*)$", 1).rlike(str(regex)))
@@ -142,14 +139,17 @@ class FileConnector(Connector):
         parsed_cols = []
         bad_flags = []
         columns = req.table.columns
-        with_fields = lines.select("file", "line_no", "line", pieces.alias("__fields"))
+        kept_columns = ["__block", "__seq"] if keep_position else []
+        with_fields = lines.select(
+            "file", "line_no", "line", *kept_columns, pieces.alias("__fields")
+        )
         for out_idx, col_idx in enumerate(req.projection):
             column = columns[col_idx]
             field = F.trim(F.element_at(F.col("__fields"), col_idx + 1))
             value, bad = field_parser(F, field, column.type)
             parsed_cols.append(value.alias(f"c{out_idx}"))
             bad_flags.append(bad)
-        position = [F.col("file"), F.col("line_no")] if keep_position else []
+        position = [F.col("file"), F.col("__block"), F.col("__seq")] if keep_position else []
         # A line has exactly one field per column, as GeaFlow's text
         # deserializer requires: a short or long line is malformed, never
         # padded with NULLs or cut.
@@ -159,7 +159,12 @@ class FileConnector(Connector):
         for b in bad_flags:
             any_bad = any_bad | F.coalesce(b, F.lit(False))
         checked = with_fields.select(
-            *parsed_cols, any_bad.alias("__bad"), F.col("file"), F.col("line_no"), F.col("line")
+            *parsed_cols,
+            any_bad.alias("__bad"),
+            F.col("file"),
+            F.col("line_no"),
+            F.col("line"),
+            *kept_columns,
         )
         # The message a failing row raises (the runtime makes it a DataError).
         where = F.concat(
@@ -281,8 +286,9 @@ class FileConnector(Connector):
         from pyspark.sql import functions as F
 
         rows = self.parse(ctx, req, self.lines(ctx, req), keep_position=True)
-        order = Window.orderBy(F.col("file"), F.col("line_no"))
-        return rows.withColumn("__pos", F.row_number().over(order) - 1)
+        order = Window.orderBy(F.col("file"), F.col("__block"), F.col("__seq"))
+        numbered = rows.withColumn("__pos", F.row_number().over(order) - 1)
+        return numbered.drop("file", "__block", "__seq")
 
     # ---------------------------------------------------------------- writes
     def write(self, ctx: RuntimeContext, df: Any, req: WriteRequest) -> int:
@@ -308,22 +314,6 @@ class FileConnector(Connector):
         lines = collect_lines(text)
         write_lines(ctx, path, lines, options, req.windowed)
         return len(lines)
-
-
-# Text files up to this size (in total) are read whole to number their lines.
-WHOLE_FILE_LIMIT = 64 * 1024 * 1024
-
-
-def _total_local_size(files: list[str]) -> int:
-    total = 0
-    for f in files:
-        if not _is_local(f):
-            return WHOLE_FILE_LIMIT + 1  # unknown size: read in parallel
-        try:
-            total += os.path.getsize(f[len("file://") :] if f.startswith("file://") else f)
-        except OSError:
-            return WHOLE_FILE_LIMIT + 1
-    return total
 
 
 def _row_text(table: TableInfo) -> str:
