@@ -60,7 +60,7 @@ def _chain(op: str, operands: list[s.Expr]) -> s.Expr:
 class ExpressionRules(Transformer):
     """The tree builder's rules for expressions (operators, literals, calls, CASE, types)."""
 
-    _param_index: int  # parameters numbered so far (set by TreeBuilder)
+    parameter_numbers: dict[int, int]  # a ``?``'s offset -> its number (set by TreeBuilder)
 
     def ident(self, meta: Meta, ch: list[Any]) -> str:
         tok = ch[0]
@@ -200,8 +200,7 @@ class ExpressionRules(Transformer):
     def param(self, meta: Meta, ch: list[Any]) -> s.Expr:
         tok = str(ch[0])
         if tok == "?":
-            index = self._param_index
-            self._param_index += 1
+            index = self.parameter_numbers[ch[0].start_pos]
             return s.Parameter(None, index, span=span_of(meta))
         return s.Parameter(tok[1:], -1, span=span_of(meta))
 

@@ -6,11 +6,19 @@ the grammar files are split (``build_expressions``, ``build_queries``,
 (``DISTINCT``, ``NOT``, ...) arrive among the children; the helpers of
 ``tree_helpers`` pick out what each rule needs.  Every node gets the span of
 the text it covers.
+
+The parser builds the syntax tree as it goes (``FoldingTree``): each parse
+tree node is turned into syntax when its parent is reduced, so Lark's tree
+of the whole script never exists at once (it took ~250 bytes a character of
+token-dense text; the syntax tree takes a fraction of that).
 """
 
 from __future__ import annotations
 
-from lark import v_args
+import threading
+from typing import Any
+
+from lark import Token, Tree, v_args
 from lark.visitors import Transformer_NonRecursive
 
 from .build_expressions import ExpressionRules
@@ -19,7 +27,9 @@ from .build_queries import QueryRules
 from .build_statements import StatementRules
 from .tree_helpers import span_of
 
-__all__ = ["TreeBuilder", "span_of"]
+__all__ = ["FoldingTree", "TreeBuilder", "building", "number_parameter", "span_of"]
+
+_current = threading.local()
 
 
 @v_args(meta=True)
@@ -30,4 +40,68 @@ class TreeBuilder(Transformer_NonRecursive, ExpressionRules, QueryRules, GqlRule
     def __init__(self, text: str) -> None:
         super().__init__(visit_tokens=False)
         self.text = text
-        self._param_index = 0
+        # Where each ``?`` starts in the text -> its number, counted as the
+        # lexer meets them (in text order; nodes are folded in another order).
+        self.parameter_numbers: dict[int, int] = {}
+
+    def fold(self, node: Tree) -> Any:
+        """The syntax of one parse tree node whose children are syntax already."""
+        return self._call_userfunc(node, node.children)
+
+
+class FoldingTree(Tree):
+    """The parser's tree class: a node turns its children into syntax as it is
+    made, while the thread parses under ``building`` (else a plain tree).
+
+    Lark sets a node's position (its meta) right after making it, from its
+    children before they are filtered; so a child is complete when its parent
+    is made, and is folded then.  A node the parser inlines (a ``?rule`` with
+    one child) goes up unfolded and is folded by the node that takes it.
+    """
+
+    def __init__(self, data: str, children: list[Any], meta: Any = None) -> None:
+        builder: TreeBuilder | None = getattr(_current, "builder", None)
+        if builder is not None:
+            if all(type(c) is FoldingTree or isinstance(c, Token) for c in children):
+                # Perhaps the parser's own list of the rule's children, which
+                # Lark reads again to place this node: fold into a copy.
+                children = [builder.fold(c) if type(c) is FoldingTree else c for c in children]
+            elif data.startswith("_"):
+                # A list Lark built by splicing the folded items so far (an
+                # inlined repetition, made again for each item with the same
+                # list): fold the new items at its end, in place.
+                for k in range(len(children) - 1, -1, -1):
+                    child = children[k]
+                    if type(child) is FoldingTree:
+                        children[k] = builder.fold(child)
+                    elif not isinstance(child, Token):
+                        break
+            else:
+                for k, child in enumerate(children):
+                    if type(child) is FoldingTree:
+                        children[k] = builder.fold(child)
+        super().__init__(data, children, meta)
+
+
+def number_parameter(token: Token) -> Token:
+    """Lexer callback for ``?``: numbers the parameters in the order written."""
+    builder: TreeBuilder | None = getattr(_current, "builder", None)
+    if builder is not None:
+        numbers = builder.parameter_numbers
+        numbers[token.start_pos or 0] = len(numbers)
+    return token
+
+
+class building:  # noqa: N801 - used as ``with building(builder):``
+    """Within the block, parse trees made on this thread fold into ``builder``'s syntax."""
+
+    def __init__(self, builder: TreeBuilder) -> None:
+        self.builder = builder
+
+    def __enter__(self) -> TreeBuilder:
+        self.outer = getattr(_current, "builder", None)
+        _current.builder = self.builder
+        return self.builder
+
+    def __exit__(self, *exc: object) -> None:
+        _current.builder = self.outer

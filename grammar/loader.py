@@ -18,6 +18,8 @@ from typing import Any
 
 from lark import Lark
 
+from .builder import FoldingTree, number_parameter
+
 GRAMMAR_DIR = Path(__file__).resolve().parent
 GRAMMAR_FILES = (
     "script.lark",
@@ -45,7 +47,8 @@ def _cache_path() -> str:
 
 @functools.lru_cache(maxsize=1)
 def parser() -> Lark:
-    """The script parser (LALR, contextual lexer, positions on every node)."""
+    """The script parser (LALR, contextual lexer, positions on every node,
+    nodes folded into syntax as they are made: ``builder.FoldingTree``)."""
     # Lark logs shift/reduce resolutions at DEBUG; keep them out of user output.
     logging.getLogger("lark").setLevel(logging.WARNING)
     text = grammar_text()
@@ -54,6 +57,8 @@ def parser() -> Lark:
         "lexer": "contextual",
         "propagate_positions": True,
         "maybe_placeholders": False,
+        "tree_class": FoldingTree,
+        "lexer_callbacks": {"PARAM_QMARK": number_parameter},
     }
     try:
         return Lark(text, cache=_cache_path(), **options)

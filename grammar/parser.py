@@ -18,7 +18,7 @@ from lark.exceptions import (
 from geaflow_sql.core.errors import GeaflowError, ParseError
 
 from . import syntax as s
-from .builder import TreeBuilder
+from .builder import TreeBuilder, building
 from .depth import check_depth, ensure_recursion_limit
 from .loader import parser
 
@@ -190,18 +190,13 @@ def parse(text: str, source: str = "<script>") -> s.Script:
 
 
 def _parse(text: str, source: str) -> s.Script:
+    builder = TreeBuilder(text)
     try:
-        tree = parser().parse(text)
+        with building(builder):
+            root = parser().parse(text)
+            statements: list[s.Statement] = builder.fold(root)
     except UnexpectedInput as err:
         raise _to_parse_error(err, text, source) from None
-    except RecursionError:
-        raise ParseError(
-            "statement is nested too deeply", span=_span_at(text, 1, 1), text=text, source=source
-        ) from None
-    except LarkError as err:  # pragma: no cover - defensive
-        raise ParseError(f"invalid syntax: {err}", text=text, source=source) from None
-    try:
-        statements = TreeBuilder(text).transform(tree)
     except VisitError as err:
         inner = err.orig_exc
         if isinstance(inner, GeaflowError):
@@ -210,19 +205,14 @@ def _parse(text: str, source: str) -> s.Script:
                 raise inner from None
             raise ParseError(inner.message, span=inner.span, text=text, source=source) from None
         if isinstance(inner, RecursionError):
-            raise ParseError(
-                "statement is nested too deeply",
-                span=_span_at(text, 1, 1),
-                text=text,
-                source=source,
-            ) from None
+            raise _too_deep(text, source) from None
         raise ParseError(
             f"invalid syntax ({inner})", span=_span_at(text, 1, 1), text=text, source=source
         ) from None
     except RecursionError:
-        raise ParseError(
-            "statement is nested too deeply", span=_span_at(text, 1, 1), text=text, source=source
-        ) from None
+        raise _too_deep(text, source) from None
+    except LarkError as err:  # pragma: no cover - defensive
+        raise ParseError(f"invalid syntax: {err}", text=text, source=source) from None
     for statement in statements:
         try:
             check_depth(statement)
@@ -230,6 +220,12 @@ def _parse(text: str, source: str) -> s.Script:
             err.with_context(text=text, source=source)
             raise
     return s.Script(tuple(statements), text=text, source=source, span=_span_at(text, 1, 1))
+
+
+def _too_deep(text: str, source: str) -> ParseError:
+    return ParseError(
+        "statement is nested too deeply", span=_span_at(text, 1, 1), text=text, source=source
+    )
 
 
 def parse_statement(text: str, source: str = "<statement>") -> s.Statement:

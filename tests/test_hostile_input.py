@@ -233,6 +233,32 @@ def test_long_quoted_text_parses_in_memory_a_small_multiple_of_it(make):
     assert peak < 20 * len(text), f"{peak / len(text):.0f} bytes per character"
 
 
+@pytest.mark.parametrize(
+    "make",
+    [
+        lambda n: ";\n".join(f"SELECT a FROM t WHERE a = {i}" for i in range(n // 30)),
+        lambda n: "SELECT a FROM t WHERE a IN (" + ", ".join(map(str, range(n // 6))) + ")",
+        lambda n: "SELECT a FROM t WHERE " + " OR ".join(f"a = {i}" for i in range(n // 10)),
+    ],
+    ids=["statements", "in-list", "or-chain"],
+)
+def test_token_dense_text_parses_without_holding_a_parse_tree_of_it(make):
+    """Each parse tree node is folded into syntax when its parent is made
+    (grammar.builder.FoldingTree), so the peak is the syntax tree, not Lark's
+    tree of the whole text beside it (250-350 bytes a character before)."""
+    import tracemalloc
+
+    text = make(100_000)
+    parse("SELECT 1")
+    tracemalloc.start()
+    try:
+        parse(text)
+        _, peak = tracemalloc.get_traced_memory()
+    finally:
+        tracemalloc.stop()
+    assert peak < 140 * len(text), f"{peak / len(text):.0f} bytes per character"
+
+
 def test_an_in_list_of_twenty_thousand_items_plans_and_folds(cat):
     """Folding an IN list replaces its items one by one (each CAST of an int
     literal becomes a BIGINT literal); that is linear now (replace_node)."""

@@ -140,3 +140,34 @@ def test_unterminated_string_is_reported_where_it_starts():
         geaflow_sql.parse("SELECT 1;\nSELECT 'abc FROM t")
     assert (info.value.line, info.value.column) == (2, 8)
     assert "unterminated" in info.value.message
+
+
+def test_threads_parsing_at_once_each_get_their_own_syntax():
+    """The parser folds its tree into the syntax of the thread's own builder
+    (grammar.builder.building), parameters numbered per script."""
+    import threading
+
+    scripts = [
+        ";\n".join(f"SELECT ?, {k} + ? FROM t{k} WHERE a IN (?, {i})" for i in range(40))
+        for k in range(4)
+    ]
+    expected = [geaflow_sql.parse(text) for text in scripts]
+    barrier = threading.Barrier(len(scripts), timeout=60)
+    got: dict[int, list[object]] = {}
+
+    def work(k: int) -> None:
+        barrier.wait()
+        got[k] = [geaflow_sql.parse(scripts[k]) for _ in range(5)]
+
+    threads = [threading.Thread(target=work, args=(k,)) for k in range(len(scripts))]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join(120)
+    for k, results in got.items():
+        assert all(r.statements == expected[k].statements for r in results)
+    assert sorted(got) == list(range(len(scripts)))
+    numbers = [
+        n.index for n in s.descendants(expected[2].statements[1]) if isinstance(n, s.Parameter)
+    ]
+    assert sorted(numbers) == [3, 4, 5]  # numbered through the script
