@@ -349,3 +349,50 @@ def test_in_memory_h2_databases_close_between_jobs(spark, tmp_path):
     assert closed == ["jdbc:h2:mem:closing_test;DB_CLOSE_DELAY=-1"]
     third, _ = job()
     assert third == [(1, "ann"), (2, "bob")]
+
+
+def test_a_scan_is_built_once_while_its_files_and_settings_stay_the_same(
+    session, tmp_path, monkeypatch
+):
+    """runtime.connectors.scan_cache: repeated statements reuse the built scan;
+    a file that changes (even to the same size), a new file in the folder, or
+    a new time zone builds it again, so no statement sees stale rows."""
+    import os
+
+    from runtime.connectors.file import FileConnector
+
+    builds: list[str] = []
+    real = FileConnector._build_scan
+
+    def counting(self, ctx, req, fmt, files):
+        builds.append(req.table.name)
+        return real(self, ctx, req, fmt, files)
+
+    monkeypatch.setattr(FileConnector, "_build_scan", counting)
+    folder = tmp_path / "d"
+    write(folder / "a.txt", "1,2020-01-01 00:00:00\n2,2020-01-01 00:00:00\n")
+    session.execute(
+        "CREATE TABLE t (id bigint, ts timestamp) WITH (type='file', geaflow.dsl.file.path='d')"
+    )
+    query = "SELECT id, CAST(unix_timestamp(ts) AS bigint) FROM t ORDER BY id"
+    first = session.sql(query).collect()
+    assert session.sql(query).collect() == first
+    assert builds == ["t"]  # the same scan, two statements
+    assert session.sql("SELECT sum(id) FROM t").collect() == [(3,)]
+    assert session.sql("SELECT max(id) FROM t").collect() == [(2,)]
+    assert len(builds) == 2  # the scan of column id alone, once
+
+    # Same size, new content and a new modification time.
+    path = folder / "a.txt"
+    write(path, "7,2020-01-01 00:00:00\n8,2020-01-01 00:00:00\n")
+    os.utime(path, ns=(path.stat().st_atime_ns, path.stat().st_mtime_ns + 1_000_000))
+    assert [r[0] for r in session.sql(query).collect()] == [7, 8]
+    write(folder / "b.txt", "9,2020-01-01 00:00:00\n")
+    assert [r[0] for r in session.sql(query).collect()] == [7, 8, 9]
+    assert len(builds) == 4
+
+    # Timestamps are read in the statement's time zone.
+    session.execute("SET geaflow.dsl.time.zone = '+08:00'")
+    shifted = session.sql(query).collect()
+    assert len(builds) == 5
+    assert [r[1] for r in shifted] == [r[1] - 8 * 3600 for r in first[:1]] * 3

@@ -25,7 +25,8 @@ from geaflow_sql.core.errors import ConfigError, DataError
 from runtime.context import RuntimeContext
 
 from .base import Connector, ReadRequest, WriteRequest
-from .text_format import field_parser, format_column, separator_regex
+from .scan_cache import SCANS, file_stamps
+from .text_format import field_parser, format_column, separator_regex, sql_string
 
 SEPARATOR = "geaflow.dsl.column.separator"
 PATH = "geaflow.dsl.file.path"
@@ -92,111 +93,149 @@ class FileConnector(Connector):
             return list_files(path, str(regex) if regex else None)
         return [path]
 
-    def lines(self, ctx: RuntimeContext, req: ReadRequest) -> Any:
-        """DataFrame(file, line_no, line, __block, __seq) of the non-blank lines.
+    def lines(
+        self,
+        ctx: RuntimeContext,
+        req: ReadRequest,
+        files: list[str] | None = None,
+        positions: bool = False,
+    ) -> Any:
+        """DataFrame(file, line_no, line, __fields[, __block, __seq]) of the
+        lines (``parse`` drops the blank ones), each split into its fields.
 
         Spark's line reader reads the files in parallel splits, one row per
-        line, so a scan looks at Spark's kill flag after every line (a whole
-        file read as one row let a cancelled join run on through all of it).
-        ``line_no`` is null: a bad row's number is found on the driver when the
-        error is reported (``locate_bad_line``).  ``__block`` (the split's
-        offset in its file) and ``__seq`` (increasing within a split) put the
-        lines of each file back in order (``numbered_rows``).
+        line (ended by LF, CRLF or CR), so a scan looks at Spark's kill flag
+        after every line (a whole file read as one row let a cancelled join run
+        on through all of it).  ``line_no`` is null: a bad row's number is found
+        on the driver when the error is reported (``locate_bad_line``).  With
+        ``positions``, ``__block`` (the split's offset in its file) and
+        ``__seq`` (increasing within a split) put the lines of each file back
+        in order (``numbered_rows``).
         """
-        from pyspark.sql import functions as F
-
         spark = ctx.spark
-        files = self._paths(ctx, req.options)
+        if files is None:
+            files = self._paths(ctx, req.options)
+        kept = ["__block long", "__seq long"] if positions else []
         if not files:
-            return spark.createDataFrame(
-                [], "file string, line_no int, line string, __block long, __seq long"
+            schema = ", ".join(
+                ["file string", "line_no int", "line string", "__fields array<string>", *kept]
             )
-        lines = spark.read.text(files).select(
-            F.input_file_name().alias("file"),
-            F.lit(None).cast("int").alias("line_no"),
-            F.regexp_replace(F.col("value"), "\r$", "").alias("line"),
-            F.col("_metadata.file_block_start").alias("__block"),
-            F.monotonically_increasing_id().alias("__seq"),
+            return spark.createDataFrame([], schema)
+        # SQL text throughout the scan: a selectExpr is one py4j call, where a
+        # tree of Column calls took one per function (~100 ms a statement).
+        # The split is made in the projection that reads input_file_name():
+        # Spark pushes no filter below a projection holding a nondeterministic
+        # expression, so the checks above read the fields, not split again.
+        lines = spark.read.text(files).selectExpr(
+            "input_file_name() AS file",
+            "CAST(NULL AS INT) AS line_no",
+            "value AS line",
+            f"{fields_of('value', req.options)} AS __fields",
+            *(
+                ["_metadata.file_block_start AS __block", "monotonically_increasing_id() AS __seq"]
+                if positions
+                else []
+            ),
         )
         regex = option(req.options, NAME_REGEX)
         if regex and not _is_local(files[0]):
-            lines = lines.where(F.regexp_extract(F.col("file"), r"([^/]*)$", 1).rlike(str(regex)))
-        return lines.where(F.trim(F.col("line")) != "")
+            lines = lines.where(
+                f"regexp_extract(file, '([^/]*)$', 1) RLIKE {sql_string(str(regex))}"
+            )
+        return lines
 
     def read(self, ctx: RuntimeContext, req: ReadRequest) -> Any:
         fmt = _format(req.options)
+        if _skips_bad_rows(req.options):
+            # Each statement counts its own skipped rows (an Observation of its own).
+            return self._build_scan(ctx, req, fmt, None)
+        files = self._paths(ctx, req.options)
+        stamps = file_stamps(files)
+        if stamps is None:
+            return self._build_scan(ctx, req, fmt, files)
+        key = (
+            fmt,
+            stamps,
+            tuple(sorted((str(k), str(v)) for k, v in req.options.items())),
+            req.table.name,
+            tuple((c.name, str(c.type)) for c in req.table.columns),
+            tuple(req.projection),
+        )
+        return SCANS.get(ctx.spark, key, lambda: self._build_scan(ctx, req, fmt, files))
+
+    def _build_scan(
+        self, ctx: RuntimeContext, req: ReadRequest, fmt: str, files: list[str] | None
+    ) -> Any:
         if fmt != "text":
             return self._read_spark_format(ctx, req, fmt)
-        return self.parse(ctx, req, self.lines(ctx, req))
+        return self.parse(ctx, req, self.lines(ctx, req, files))
 
     def parse(
         self, ctx: RuntimeContext, req: ReadRequest, lines: Any, keep_position: bool = False
     ) -> Any:
-        from pyspark.sql import functions as F
-
-        sep = str(option(req.options, SEPARATOR, ","))
-        pieces = F.split(F.col("line"), separator_regex(sep), -1)
-        parsed_cols = []
-        bad_flags = []
+        """The table's rows (c0..cN of ``req.projection``) from ``lines``
+        (as ``lines`` gives them; with ``keep_position``, the file and the
+        positions too), checked as the text format requires."""
         columns = req.table.columns
         kept_columns = ["__block", "__seq"] if keep_position else []
-        with_fields = lines.select(
-            "file", "line_no", "line", *kept_columns, pieces.alias("__fields")
-        )
+        fields, parsed, bad_flags = [], [], []
         for out_idx, col_idx in enumerate(req.projection):
-            column = columns[col_idx]
-            field = F.trim(F.element_at(F.col("__fields"), col_idx + 1))
-            value, bad = field_parser(F, field, column.type)
-            parsed_cols.append(value.alias(f"c{out_idx}"))
+            field = f"__f{out_idx}"
+            fields.append(f"trim(element_at(__fields, {col_idx + 1})) AS {field}")
+            value, bad = field_parser(field, columns[col_idx].type)
+            parsed.append(f"{value} AS c{out_idx}")
             bad_flags.append(bad)
-        position = [F.col("file"), F.col("__block"), F.col("__seq")] if keep_position else []
         # A line has exactly one field per column, as GeaFlow's text
         # deserializer requires: a short or long line is malformed, never
-        # padded with NULLs or cut.
-        width = F.size(F.col("__fields"))
-        bad_flags.append(width != F.lit(len(columns)))
-        any_bad = F.lit(False)
-        for b in bad_flags:
-            any_bad = any_bad | F.coalesce(b, F.lit(False))
-        checked = with_fields.select(
-            *parsed_cols,
-            any_bad.alias("__bad"),
-            F.col("file"),
-            F.col("line_no"),
-            F.col("line"),
+        # padded with NULLs or cut.  A blank line is no row at all.
+        bad_flags.append(f"__width != {len(columns)}")
+        any_bad = " OR ".join(f"coalesce({b}, false)" for b in bad_flags)
+        # One projection, later items naming earlier ones (lateral aliases).
+        checked = lines.selectExpr(
+            "file",
+            "line_no",
+            "line",
             *kept_columns,
+            "size(__fields) AS __width",
+            *fields,
+            *parsed,
+            "trim(line) = '' AS __blank",
+            f"NOT __blank AND ({any_bad}) AS __bad",
         )
         # The message a failing row raises (the runtime makes it a DataError).
-        where = F.concat(
-            F.lit("in "),
-            F.col("file"),
-            F.lit(" line "),
-            F.coalesce((F.col("line_no") + 1).cast("string"), F.lit("?")),
-            F.when(
-                width != F.lit(len(columns)),
-                F.concat(
-                    F.lit(": the line has "),
-                    width.cast("string"),
-                    F.lit(f" fields, {_row_text(req.table)} has {len(columns)}: "),
-                ),
-            ).otherwise(F.lit(f": cannot read {_row_text(req.table)} from ")),
-            F.col("line"),
+        row = _row_text(req.table)
+        where = (
+            "concat('in ', file, ' line ', coalesce(CAST(line_no + 1 AS STRING), '?'), "
+            f"CASE WHEN __width != {len(columns)} THEN concat(': the line has ', "
+            f"CAST(__width AS STRING), {sql_string(f' fields, {row} has {len(columns)}: ')}) "
+            f"ELSE {sql_string(f': cannot read {row} from ')} END, line)"
         )
         kept = self._check_rows(ctx, req, checked, where)
-        names = [f"c{i}" for i in range(len(parsed_cols))]
-        return kept.select(*names, *position)
+        names = [f"c{i}" for i in range(len(parsed))]
+        return kept.select(*names, *(["file", *kept_columns] if keep_position else []))
 
     def _check_rows(self, ctx: RuntimeContext, req: ReadRequest, checked: Any, where: Any) -> Any:
         """``checked`` (rows with a ``__bad`` flag) without its bad rows, counted
         (``geaflow.dsl.file.bad.rows = 'skip'``), or failing the job at the
-        first one with the message ``where`` (the default)."""
+        first one with the message ``where`` (the default).  ``where`` is SQL
+        text for text files, whose ``checked`` also flags blank lines
+        (``__blank``, dropped here), or a Column for the Spark formats."""
         from pyspark.sql import functions as F
 
-        policy = str(option(req.options, BAD_ROWS, "fail")).lower()
-        if policy == "skip" or Config(req.options).get_bool(IGNORE_EXCEPTION, False):
+        if _skips_bad_rows(req.options):
             # Skipped rows are counted, never silently lost: an Observation
             # sums them as the scan runs, with no extra pass over the data.
+            if isinstance(where, str):
+                checked = checked.where("NOT __blank")
             return self._count_bad_rows(ctx, req, checked).where(~F.col("__bad"))
+        if isinstance(where, str):
+            # Text rows: blank lines are dropped here too (__blank), in the
+            # same filter, so the scan is one projection and one filter.
+            return checked.where(
+                "CASE WHEN __blank THEN false "
+                f"WHEN __bad THEN raise_error(concat('GEAFLOW_BAD_ROW: ', {where})) "
+                "ELSE true END"
+            )
         message = F.concat(F.lit("GEAFLOW_BAD_ROW: "), where)
         return checked.where(F.when(F.col("__bad"), F.raise_error(message)).otherwise(F.lit(True)))
 
@@ -285,7 +324,7 @@ class FileConnector(Connector):
         from pyspark.sql import Window
         from pyspark.sql import functions as F
 
-        rows = self.parse(ctx, req, self.lines(ctx, req), keep_position=True)
+        rows = self.parse(ctx, req, self.lines(ctx, req, positions=True), keep_position=True)
         order = Window.orderBy(F.col("file"), F.col("__block"), F.col("__seq"))
         numbered = rows.withColumn("__pos", F.row_number().over(order) - 1)
         return numbered.drop("file", "__block", "__seq")
@@ -314,6 +353,18 @@ class FileConnector(Connector):
         lines = collect_lines(text)
         write_lines(ctx, path, lines, options, req.windowed)
         return len(lines)
+
+
+def fields_of(line: str, options: dict[str, Any]) -> str:
+    """SQL splitting the text ``line`` into its fields by the table's separator."""
+    sep = str(option(options, SEPARATOR, ","))
+    return f"split({line}, {sql_string(separator_regex(sep))}, -1)"
+
+
+def _skips_bad_rows(options: dict[str, Any]) -> bool:
+    """Are bad rows skipped and counted (else the read fails at the first)?"""
+    policy = str(option(options, BAD_ROWS, "fail")).lower()
+    return policy == "skip" or Config(options).get_bool(IGNORE_EXCEPTION, False)
 
 
 def _row_text(table: TableInfo) -> str:

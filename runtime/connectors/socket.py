@@ -21,7 +21,7 @@ from geaflow_sql.core.errors import ConfigError, ExecutionError, UnsupportedErro
 from runtime.context import RuntimeContext
 
 from .base import Connector, ReadRequest, WindowSource, time_window_of, window_size_of
-from .file import FileConnector
+from .file import FileConnector, fields_of
 
 
 class SocketConnector(Connector):
@@ -148,7 +148,7 @@ class SocketSource(WindowSource):
         df = spark.createDataFrame(
             [("socket", k, line) for k, line in enumerate(lines)],
             "file string, line_no int, line string",
-        )
+        ).selectExpr("*", f"{fields_of('line', self.options)} AS __fields")
         req = ReadRequest(self.table, self.options, tuple(range(len(self.table.columns))))
         return FileConnector().parse(self.ctx, req, df)
 

@@ -36,30 +36,40 @@ def separator_regex(sep: str) -> str:
     return "\\Q" + sep + "\\E"
 
 
-def field_parser(F: Any, field: Any, t: Any) -> tuple[Any, Any]:
-    """(parsed column, is-bad column) for a trimmed text field of type ``t``."""
-    empty = field.isNull() | (field == "")
+def sql_string(text: str) -> str:
+    """``text`` as a Spark SQL string literal."""
+    return "'" + text.replace("\\", "\\\\").replace("'", "\\'") + "'"
+
+
+def field_parser(field: str, t: Any) -> tuple[str, str]:
+    """(parsed value, is-bad flag) as Spark SQL text, for the SQL expression
+    ``field`` (a trimmed text field) read as type ``t``.
+
+    SQL text, not Column objects: a table scan's whole projection is then
+    handed to Spark in one call instead of a py4j round trip per function.
+    """
+    empty = f"({field} IS NULL OR {field} = '')"
     if t.is_string:
-        return field, F.lit(False)
+        return field, "false"
     if t.name == "TIMESTAMP":
-        millis = field.rlike(r"^-?[0-9]+$")
         parsed = (
-            F.when(empty, F.lit(None).cast("timestamp"))
-            .when(millis, F.timestamp_millis(field.cast("bigint")))
-            .otherwise(field.cast("timestamp"))
+            f"CASE WHEN {empty} THEN CAST(NULL AS TIMESTAMP) "
+            f"WHEN {field} RLIKE '^-?[0-9]+$' THEN timestamp_millis(CAST({field} AS BIGINT)) "
+            f"ELSE CAST({field} AS TIMESTAMP) END"
         )
     elif t.name == "BOOLEAN":
-        lowered = F.lower(field)
-        parsed = F.when(lowered == "true", F.lit(True)).when(lowered == "false", F.lit(False))
+        parsed = f"CASE WHEN lower({field}) = 'true' THEN true WHEN lower({field}) = 'false' THEN false END"
     elif t.name == "DATE":
-        parsed = F.when(empty, F.lit(None).cast("date")).otherwise(F.to_date(field))
+        parsed = f"CASE WHEN {empty} THEN CAST(NULL AS DATE) ELSE to_date({field}) END"
     elif t.is_integer:
         # Java's Long.parseLong accepts no decimals; Spark's cast would truncate
         # "1.5" (and accepts nothing else Java rejects), so a '.' makes it bad.
-        parsed = F.when(~field.contains("."), field.cast(T.spark_sql_type(t)))
+        parsed = (
+            f"CASE WHEN NOT contains({field}, '.') THEN CAST({field} AS {T.spark_sql_type(t)}) END"
+        )
     else:
-        parsed = F.when(~empty, field.cast(T.spark_sql_type(t)))
-    bad = (~empty) & parsed.isNull() & (F.lower(field) != "null")
+        parsed = f"CASE WHEN NOT {empty} THEN CAST({field} AS {T.spark_sql_type(t)}) END"
+    bad = f"(NOT {empty} AND ({parsed}) IS NULL AND lower({field}) != 'null')"
     return parsed, bad
 
 
