@@ -23,6 +23,10 @@ def _print_result(result: Any, output: str, quiet: bool) -> None:
         print(result.text)
     elif not quiet and result.message:
         print(result.message)
+    if result.profile is not None:
+        # geaflow.dsl.profile: where the statement's time went (after its
+        # rows were fetched, so the spark phase is whole), on stderr.
+        print(f"profile of line {result.line}:\n{result.profile.table()}", file=sys.stderr)
 
 
 def run_script(
@@ -38,10 +42,15 @@ def run_script(
     base_dir: str | None = None,
 ) -> int:
     # Parse first: a syntax error anywhere stops the script before Spark starts.
+    start = time.perf_counter()
     script = parse(text, source)
+    parse_seconds = time.perf_counter() - start
     session = Session(master=master, conf=conf, base_dir=base_dir)
     start = time.perf_counter()
-    for result in session.iter_execute(script, source, check_only=check, explain=explain):
+    results = session.iter_execute(
+        script, source, check_only=check, explain=explain, parse_seconds=parse_seconds
+    )
+    for result in results:
         _print_result(result, output, quiet)
         if not quiet and result.kind == "insert":
             print(f"({time.perf_counter() - start:.2f}s)")

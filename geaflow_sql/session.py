@@ -30,12 +30,13 @@ from planner.statements import BoundStatement, InfoStatement, PlanStatement, Ses
 from runtime.context import RuntimeContext
 from runtime.engine import ScriptRun
 from runtime.jobs import JobTags
+from runtime.profile import Profile, phase, recording
 from runtime.results import QueryResult, StatementResult
 from runtime.spark_adapter import acquire_session, prepare_session, release_session
 from runtime.stores import GraphStores
 
 from .core.catalog import Catalog, GraphInfo
-from .core.config import Config
+from .core.config import PROFILE, Config
 from .core.errors import ConfigError, GeaflowError, ValidationError
 from .info import describe, show
 
@@ -138,19 +139,27 @@ class Session:
         parameters: Any = None,
         check_only: bool = False,
         explain: bool = False,
+        parse_seconds: float = 0.0,
     ) -> Iterator[StatementResult]:
         """Run a script statement by statement, yielding each result as it is done.
 
         The whole script is parsed before anything runs.  ``explain`` turns each
         INSERT and query into its EXPLAIN (DDL still runs, so later statements
         can be planned).  Statements of a windowed job report when the job ends.
+        ``parse_seconds``: how long a script given parsed took to parse (the
+        first statement's profile counts it, ``geaflow.dsl.profile``).
         """
-        parsed = script if isinstance(script, s.Script) else parse_script(script, source)
+        if not isinstance(script, s.Script):
+            started = time.perf_counter()
+            script = parse_script(script, source)
+            parse_seconds = time.perf_counter() - started
+        parsed = script
         run = self._start(parsed, check_only)
         for st in parsed.statements:
             if explain and isinstance(st, (s.Insert, s.QueryStatement)):
                 st = s.Explain(st, span=st.span)
-            yield from self._submit(run, parsed, st, parameters)
+            yield from self._submit(run, parsed, st, parameters, parse_seconds)
+            parse_seconds = 0.0
         yield from run.finish(self.config)
 
     def execute_many(
@@ -236,21 +245,36 @@ class Session:
             raise err.at(st.span).with_context(text=parsed.text, source=parsed.source) from None
 
     def _submit(
-        self, run: ScriptRun, parsed: s.Script, st: s.Statement, parameters: Any
+        self,
+        run: ScriptRun,
+        parsed: s.Script,
+        st: s.Statement,
+        parameters: Any,
+        parse_seconds: float = 0.0,
     ) -> list[StatementResult]:
+        profile = Profile() if self.config.get_bool(PROFILE) else None
+        if profile is not None:
+            profile.add("parse", parse_seconds)
         try:
-            return self._submit_one(run, parsed, st, parameters)
+            with recording(profile):
+                results = self._submit_one(run, parsed, st, parameters)
         except RecursionError:
             # The parser bounds a statement's depth (grammar.depth); this is
             # the net under that bound, so that no input crashes a front end.
             err = ValidationError("this statement nests too deeply to plan; split it")
             raise err.at(st.span).with_context(text=parsed.text, source=parsed.source) from None
+        for result in results:
+            result.profile = profile
+            if result.query is not None:
+                result.query.profile = profile
+        return results
 
     def _submit_one(
         self, run: ScriptRun, parsed: s.Script, st: s.Statement, parameters: Any
     ) -> list[StatementResult]:
         start = time.perf_counter()
-        bound = self._bind(parsed, st, parameters)
+        with phase("bind"):
+            bound = self._bind(parsed, st, parameters)
         if isinstance(bound, (SessionChange, InfoStatement)):
             try:
                 result = self._session_statement(bound)

@@ -26,6 +26,7 @@ from typing import Any, TextIO
 
 from runtime.results import python_values
 
+from .core.config import PROFILE
 from .core.errors import CancelledError, ConfigError, ExecutionError, GeaflowError
 from .terminal import (
     Progress,
@@ -70,7 +71,8 @@ class Shell:
     ) -> None:
         from .session import Session
 
-        self.session = Session(master=master, conf=conf or {})
+        # Statements are profiled so \timing can show where the time went.
+        self.session = Session(master=master, conf={PROFILE.name: "true", **(conf or {})})
         self.master = master or os.environ.get("GEAFLOW_SQL_MASTER") or "local[*]"
         self.settings = ShellSettings(output=output)
         self.out = stdout or sys.stdout
@@ -362,7 +364,7 @@ class Shell:
         for warning in result.warnings:
             self._styled(f"warning: {warning}", "ansiyellow")
         if self.settings.timing:
-            self._dim(f"Time: {seconds:.3f} s")
+            self._dim(f"Time: {seconds:.3f} s{_split(result.profile)}")
 
     def _emit(self, text: str) -> None:
         """Print, through a pager when the text is taller than the terminal."""
@@ -507,3 +509,11 @@ def run_shell(
         print(err.format(), file=sys.stderr)
         return 2
     return shell.run()
+
+
+def _split(profile: Any) -> str:
+    """`` (parse 1, bind 2, ..., spark 90 ms; 120 py4j calls)`` from a statement's profile."""
+    if profile is None:
+        return ""
+    parts = ", ".join(f"{p} {seconds * 1000:.0f}" for p, seconds in profile.seconds.items())
+    return f" ({parts} ms; {sum(profile.calls.values())} py4j calls)"

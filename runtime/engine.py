@@ -39,6 +39,7 @@ from .evaluator import Evaluator
 from .explain import explain_text
 from .jobs import JobTags
 from .plans import PreparedPlan, prepare, reads_windows
+from .profile import phase
 from .results import QueryResult, StatementResult
 from .scheduler import CycleScheduler
 from .spark_adapter import statement_time_zone, use_time_zone
@@ -173,7 +174,7 @@ class ScriptRun:
         if self.check_only:
             return StatementResult(bound.kind, message="planned (not run)")
         scheduler = self._scheduler()
-        with self.jobs.tagged(self._ready_spark(prepared)):
+        with self.jobs.tagged(self._ready_spark(prepared)), phase("build"):
             written = scheduler.run(BatchCycle(Evaluator(self.ctx, prepared, scheduler)))
         if bound.kind == "query":
             result = self._query(written, bound.root)

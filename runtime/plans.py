@@ -21,6 +21,7 @@ from planner.optimizer import OptimizeResult, optimize
 from planner.physical import ExecutionGraph, build_execution_graph
 from planner.pipeline import PipelineGraph, build_pipeline
 from planner.statements import PlanStatement
+from runtime.profile import phase
 
 from .connectors.registry import reads_in_windows
 
@@ -53,7 +54,8 @@ def prepare(statements: Sequence[PlanStatement], config: Config, windowed: bool)
     optimized = []
     for st in statements:
         assert st.root is not None
-        optimized.append(optimize(st.root, config))
+        with phase("optimize"):
+            optimized.append(optimize(st.root, config))
     roots = [o.after for o in optimized]
     root = roots[0] if len(roots) == 1 else Job(tuple(roots))
     pipeline = build_pipeline(root, config)

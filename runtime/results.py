@@ -8,6 +8,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from .connectors.text_format import observed_bad_rows
+from .profile import Profile, phase, recording
 
 
 def python_values(column: Any, zone: str | None = None) -> list[Any]:
@@ -47,6 +48,8 @@ class QueryResult:
         self._on_error = on_error
         # (table, pyspark Observation) of text scans that skip bad rows.
         self.bad_row_observations: list[tuple[str, Any]] = []
+        # The statement's profile, charged with the fetch (geaflow.dsl.profile).
+        self.profile: Profile | None = None
 
     @property
     def dataframe(self) -> Any:
@@ -58,7 +61,8 @@ class QueryResult:
             import pyarrow as pa
 
             try:
-                table = self._df.toArrow()
+                with recording(self.profile), phase("spark"):
+                    table = self._df.toArrow()
             except Exception as err:
                 if self._on_error is not None:
                     raise self._on_error(err) from None
@@ -113,6 +117,9 @@ class StatementResult:
     # Things the user should know about what the statement did (front ends
     # show them even when quiet; DB-API cursors list them in ``messages``).
     warnings: list[str] = field(default_factory=list)
+    # Where the statement's time went (``geaflow.dsl.profile``; a query's
+    # ``spark`` phase fills in when its rows are fetched).
+    profile: Profile | None = None
 
     def to_arrow(self) -> Any:
         if self.query is None:

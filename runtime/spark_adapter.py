@@ -470,3 +470,27 @@ def known_empty(df: Any) -> bool:
         return bool(rows.isDefined() and int(rows.get()) == 0)
     except Exception:  # noqa: BLE001 - an optimisation only
         return False
+
+
+_PY4J_COUNTERS: list[Any] = []
+
+
+def count_py4j_calls(counter: Any) -> None:
+    """Call ``counter()`` on every py4j round trip from now on (once per
+    counter; for the statement profile).  Nothing to count on Spark Connect."""
+    if counter in _PY4J_COUNTERS:
+        return
+    try:
+        from py4j.java_gateway import GatewayClient
+    except ImportError:
+        return
+    if not _PY4J_COUNTERS:
+        send = GatewayClient.send_command
+
+        def counted(self: Any, *args: Any, **kwargs: Any) -> Any:
+            for c in _PY4J_COUNTERS:
+                c()
+            return send(self, *args, **kwargs)
+
+        GatewayClient.send_command = counted  # type: ignore[method-assign]
+    _PY4J_COUNTERS.append(counter)

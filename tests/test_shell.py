@@ -312,7 +312,9 @@ def test_shell_in_a_real_terminal(tmp_path):
         screen = term.wait_for(r"^\(2 rows\)", 120, mark)
         assert re.search(r"^\| kate\s+\|\s+16 \|$", screen, re.M), screen
         assert re.search(r"^\| lucy\s+\|\s+20 \|$", screen, re.M), screen
-        assert re.search(r"^Time: \d+\.\d{3} s$", screen[mark:], re.M), screen
+        # \timing shows where the time went (the statement's profile).
+        timing = r"^Time: \d+\.\d{3} s \(parse \d+, bind \d+, optimize \d+, build \d+, spark \d+ ms; \d+ py4j calls\)$"
+        assert re.search(timing, screen[mark:], re.M), screen
 
         # An error shows line, column and a caret, and the shell keeps going.
         mark = term.prompt_mark(30)

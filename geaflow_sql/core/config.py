@@ -116,6 +116,12 @@ TRACE_CYCLES = Key(
     "keep the scheduler's events (cycle, event, round) in each statement's result",
 )
 
+PROFILE = Key(
+    "geaflow.dsl.profile",
+    False,
+    "time each statement's phases (parse, bind, optimize, build, spark) and count py4j calls",
+)
+
 KNOWN_KEYS: dict[str, Key] = {
     k.name: k
     for k in (
@@ -150,6 +156,7 @@ KNOWN_KEYS: dict[str, Key] = {
         JOB_CHECKPOINT_DIR,
         TIME_ZONE,
         TRACE_CYCLES,
+        PROFILE,
     )
 }
 

@@ -9,6 +9,7 @@ from planner.logical import CollectSink, GraphSink, TableSink
 from runtime.connectors.base import WriteRequest
 from runtime.connectors.registry import connector_for
 from runtime.env import Env
+from runtime.profile import phase
 
 
 def table_sink(env: Env, node: TableSink, inputs: list[Any]) -> Any:
@@ -16,7 +17,10 @@ def table_sink(env: Env, node: TableSink, inputs: list[Any]) -> Any:
     options = table_options(env.ctx.config, table)
     types = [f.type for f in node.input.schema]
     connector = connector_for(table)
-    return connector.write(env.ctx, inputs[0], WriteRequest(table, options, types, env.windowed))
+    with phase("spark"):
+        return connector.write(
+            env.ctx, inputs[0], WriteRequest(table, options, types, env.windowed)
+        )
 
 
 def collect_sink(env: Env, node: CollectSink, inputs: list[Any]) -> Any:
@@ -25,4 +29,5 @@ def collect_sink(env: Env, node: CollectSink, inputs: list[Any]) -> Any:
 
 
 def graph_sink(env: Env, node: GraphSink, inputs: list[Any]) -> Any:
-    return env.ctx.stores.write(env, node, inputs[0])
+    with phase("spark"):
+        return env.ctx.stores.write(env, node, inputs[0])
