@@ -165,3 +165,36 @@ def test_insert_then_match_in_one_windowed_script_on_a_persistent_graph(spark, t
     # wrote (GeaFlow's per-window traversal): persons 1-3, then person 4.
     assert sorted(read_output(out).split()) == ["1,ann,30", "2,bob,25", "3,cat,41", "4,dan,35"]
     assert manifest(tmp_path / "warehouse")["version"] == 2  # one version per window
+
+
+def test_a_using_table_read_as_it_stands_only_while_its_ids_are_unique(session, tmp_path):
+    """A vertex label USING a table keeps each id's last row (GeaFlow's rule);
+    while the table's kept scan is known to hold each id once, MATCH reads it
+    with no shuffle to pick those rows (runtime.stores.memory.ids_known_unique),
+    and a file that changes is checked again."""
+    import os
+
+    from runtime.stores import memory
+
+    people = tmp_path / "p.txt"
+    people.write_text("1,ann\n2,bob\n3,cy\n", encoding="utf-8")
+    (tmp_path / "k.txt").write_text("1,2\n2,3\n", encoding="utf-8")
+    session.execute(
+        "CREATE TABLE p (id bigint, name varchar) WITH (type='file', geaflow.dsl.file.path='p.txt');"
+        "CREATE TABLE k (s bigint, d bigint) WITH (type='file', geaflow.dsl.file.path='k.txt');"
+        "CREATE GRAPH g (Vertex person USING p WITH ID(id), Edge knows USING k WITH ID(s, d))"
+        " WITH (storeType='memory'); USE GRAPH g;"
+    )
+    query = "MATCH (a:person)-[e:knows]->(b:person) RETURN a.name, b.name ORDER BY a.name"
+    assert session.sql(query).collect() == [("ann", "bob"), ("bob", "cy")]
+    plan = session.sql(query).dataframe._jdf.queryExecution().executedPlan().toString()
+    assert "Window" not in plan  # the ids are unique: no pick of each id's last row
+    assert any(True in v.values() for v in memory._UNIQUE_IDS.values())
+
+    # The same id twice: the later row wins, as GeaFlow's USING tables do.
+    people.write_text("1,ann\n2,bob\n3,cy\n2,bea\n", encoding="utf-8")
+    stat = people.stat()
+    os.utime(people, ns=(stat.st_atime_ns, stat.st_mtime_ns + 1_000_000))
+    assert session.sql(query).collect() == [("ann", "bea"), ("bea", "cy")]
+    plan = session.sql(query).dataframe._jdf.queryExecution().executedPlan().toString()
+    assert "Window" in plan

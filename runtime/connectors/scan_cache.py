@@ -64,6 +64,12 @@ class ScanCache:
                 scans.popitem(last=False)
         return df
 
+    def holds(self, spark: Any, df: Any) -> bool:
+        """Is ``df`` a scan kept here (the same object while its files stay)?"""
+        with self._lock:
+            scans = self._by_session.get(spark)
+            return scans is not None and any(kept is df for kept in scans.values())
+
     def clear(self) -> None:
         with self._lock:
             self._by_session.clear()

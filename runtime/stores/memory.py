@@ -8,6 +8,7 @@ later insert of an id replaces the earlier row; edges keep every insert.
 from __future__ import annotations
 
 import threading
+import weakref
 from typing import Any
 
 from geaflow_sql.core import types as T
@@ -16,6 +17,7 @@ from geaflow_sql.core.config import table_options
 from geaflow_sql.core.errors import CatalogError
 from runtime.connectors.base import ReadRequest
 from runtime.connectors.registry import connector_for
+from runtime.connectors.scan_cache import SCANS
 from runtime.env import Env
 
 
@@ -68,6 +70,39 @@ def with_order(df: Any, write_no: int) -> Any:
     return df.withColumn("__w", F.lit(write_no).cast("long")).withColumn(
         "__r", F.monotonically_increasing_id()
     )
+
+
+# Kept scans (runtime.connectors.scan_cache: one object while the table's files
+# do not change) of USING tables -> {id column: are its values unique?}.
+_UNIQUE_IDS: weakref.WeakKeyDictionary[Any, dict[str, bool]] = weakref.WeakKeyDictionary()
+_UNIQUE_LOCK = threading.Lock()
+
+
+def ids_known_unique(env: Env, table: Any, id_field: str) -> bool:
+    """Does the table a vertex label is defined USING hold each id once?
+
+    Then its rows are the label's vertices as they stand, with no shuffle to
+    keep each id's last row.  Answered by one Spark job per version of the
+    table's files, and only for a scan kept between statements (a MATCH reads
+    a label once per hop, every statement): else it is not worth a job."""
+    options = table_options(env.ctx.config, table)
+    scan = connector_for(table).read(
+        env.ctx, ReadRequest(table, options, tuple(range(len(table.columns))))
+    )
+    if not SCANS.holds(env.spark, scan):
+        return False
+    names = [c.name.lower() for c in table.columns]
+    if id_field.lower() not in names:
+        return False
+    column = f"c{names.index(id_field.lower())}"
+    with _UNIQUE_LOCK:
+        known = _UNIQUE_IDS.get(scan, {}).get(column)
+    if known is None:
+        repeated = scan.groupBy(column).count().where("count > 1").limit(1).count()
+        known = repeated == 0
+        with _UNIQUE_LOCK:
+            _UNIQUE_IDS.setdefault(scan, {})[column] = known
+    return known
 
 
 def table_frame(env: Env, graph: GraphInfo, info: Any) -> Any:
@@ -164,10 +199,20 @@ class MemoryStore:
         if info.using:
             # A USING graph starts from its table; INSERTs add to (and, for
             # vertices, replace rows of) what the table holds.
-            parts = [with_order(table_frame(env, self.graph, info), 0), *parts]
+            table = table_frame(env, self.graph, info)
+            if not parts and (not is_vertex or self._unique_using(env, info)):
+                return table
+            parts = [with_order(table, 0), *parts]
         if not parts:
             return empty_frame(env.spark, info)
         return self._combine(parts, info, is_vertex).drop("__w", "__r")
+
+    def _unique_using(self, env: Env, info: Any) -> bool:
+        """Is a vertex label's USING table (nothing inserted) one row per id?"""
+        if env.reads.window is not None:
+            return False
+        table = env.ctx.catalog.table((info.using,))
+        return table is not None and ids_known_unique(env, table, info.id_field)
 
     def parts_since(self, env: Env, label: str, is_vertex: bool, version: int) -> list[Any] | None:
         """The rows of a label written after ``version`` (declared columns), as
