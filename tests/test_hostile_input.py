@@ -220,9 +220,15 @@ def test_limits_and_shard_counts_out_of_range_are_errors(cat):
 def test_long_quoted_text_parses_in_memory_a_small_multiple_of_it(make):
     """The quoted terminals are runs of a character class, not an alternation
     per character (which took ~450 bytes of regex state per character)."""
+    text = make(2_000_000)
+    peak = _parse_peak(text)
+    assert peak < 20 * len(text), f"{peak / len(text):.0f} bytes per character"
+
+
+def _parse_peak(text: str) -> int:
+    """Peak bytes the interpreter allocates while parsing ``text``."""
     import tracemalloc
 
-    text = make(2_000_000)
     parse("SELECT 1")  # the grammar tables are built outside the measurement
     tracemalloc.start()
     try:
@@ -230,7 +236,7 @@ def test_long_quoted_text_parses_in_memory_a_small_multiple_of_it(make):
         _, peak = tracemalloc.get_traced_memory()
     finally:
         tracemalloc.stop()
-    assert peak < 20 * len(text), f"{peak / len(text):.0f} bytes per character"
+    return peak
 
 
 @pytest.mark.parametrize(
@@ -246,16 +252,8 @@ def test_token_dense_text_parses_without_holding_a_parse_tree_of_it(make):
     """Each parse tree node is folded into syntax when its parent is made
     (grammar.builder.FoldingTree), so the peak is the syntax tree, not Lark's
     tree of the whole text beside it (250-350 bytes a character before)."""
-    import tracemalloc
-
     text = make(100_000)
-    parse("SELECT 1")
-    tracemalloc.start()
-    try:
-        parse(text)
-        _, peak = tracemalloc.get_traced_memory()
-    finally:
-        tracemalloc.stop()
+    peak = _parse_peak(text)
     assert peak < 140 * len(text), f"{peak / len(text):.0f} bytes per character"
 
 
