@@ -29,6 +29,7 @@ import pytest
 
 from geaflow_sql import Session
 from geaflow_sql.core.errors import GeaflowError
+from tests.test_parse_fuzz import BREAKERS, TOKEN
 
 COUNT = int(os.environ.get("GEAFLOW_SQL_PLAN_FUZZ", "5000"))
 SEED = int(os.environ.get("GEAFLOW_SQL_PLAN_FUZZ_SEED", "16"))
@@ -37,7 +38,6 @@ SEED = int(os.environ.get("GEAFLOW_SQL_PLAN_FUZZ_SEED", "16"))
 SECONDS_PER_INPUT = 20.0
 MAX_RSS_GROWTH_MB = 400
 
-TOKEN = re.compile(r"\s+|[A-Za-z_][A-Za-z0-9_]*|\d+(?:\.\d+)?|'(?:[^'\\]|\\.)*'|\S")
 
 BASE = """
 CREATE TABLE t (a int, b varchar, c double, d bigint, ts timestamp)
@@ -233,26 +233,7 @@ def mutate(rng: random.Random, text: str) -> str:
                 i, "".join(chr(rng.randrange(1, 0x3000)) for _ in range(rng.randint(1, 4)))
             )
         else:
-            tokens[i] = rng.choice(
-                [
-                    "(",
-                    ")",
-                    ",",
-                    ";",
-                    "'",
-                    "`",
-                    "-[",
-                    "]->",
-                    "SELECT",
-                    "MATCH",
-                    "|+|",
-                    "{",
-                    "}",
-                    "\x00",
-                    "*",
-                    ".",
-                ]
-            )
+            tokens[i] = rng.choice([*BREAKERS, "\x00", "*", "."])
     return "".join(tokens)
 
 

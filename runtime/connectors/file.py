@@ -25,7 +25,7 @@ from geaflow_sql.core.errors import ConfigError, DataError
 from runtime.context import RuntimeContext
 
 from .base import Connector, ReadRequest, WriteRequest
-from .scan_cache import SCANS, file_stamps
+from .scan_cache import SCANS
 from .text_format import field_parser, format_column, separator_regex, sql_string
 
 SEPARATOR = "geaflow.dsl.column.separator"
@@ -59,9 +59,29 @@ def _is_local(path: str) -> bool:
     return "://" not in path or path.startswith("file://")
 
 
+def _local_path(path: str) -> str:
+    """A local path or ``file://`` URI as a path of this machine."""
+    return path[len("file://") :] if path.startswith("file://") else path
+
+
+def file_stamps(files: list[str]) -> tuple[tuple[str, int, int], ...] | None:
+    """(path, size, mtime in ns) of local files, or None when one cannot be
+    looked at (a remote URI, a file gone): such a scan is not kept."""
+    out = []
+    for f in files:
+        if not _is_local(f):
+            return None
+        try:
+            st = os.stat(_local_path(f))
+        except OSError:
+            return None
+        out.append((f, st.st_size, st.st_mtime_ns))
+    return tuple(out)
+
+
 def list_files(path: str, name_regex: str | None) -> list[str]:
     """The files a local table path stands for, in name order."""
-    p = Path(path[len("file://") :] if path.startswith("file://") else path)
+    p = Path(_local_path(path))
     if not p.exists():
         raise DataError(f"file table path {str(p)!r} does not exist")
     if p.is_file():

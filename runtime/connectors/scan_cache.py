@@ -12,7 +12,6 @@ are the same.  Those make the key; any change builds a new scan.
 
 from __future__ import annotations
 
-import os
 import threading
 import weakref
 from collections import OrderedDict
@@ -23,22 +22,6 @@ from typing import Any
 _ANALYSIS_CONF = ("spark.sql.session.timeZone", "spark.sql.ansi.enabled")
 # Built scans kept per SparkSession, least recently used dropped first.
 CAPACITY = 64
-
-
-def file_stamps(files: list[str]) -> tuple[tuple[str, int, int], ...] | None:
-    """(path, size, mtime in ns) of local files, or None when one cannot be
-    looked at (a remote URI, a file gone): such a scan is not kept."""
-    out = []
-    for f in files:
-        if "://" in f and not f.startswith("file://"):
-            return None
-        path = f[len("file://") :] if f.startswith("file://") else f
-        try:
-            st = os.stat(path)
-        except OSError:
-            return None
-        out.append((f, st.st_size, st.st_mtime_ns))
-    return tuple(out)
 
 
 class ScanCache:

@@ -85,10 +85,7 @@ def ids_known_unique(env: Env, table: Any, id_field: str) -> bool:
     keep each id's last row.  Answered by one Spark job per version of the
     table's files, and only for a scan kept between statements (a MATCH reads
     a label once per hop, every statement): else it is not worth a job."""
-    options = table_options(env.ctx.config, table)
-    scan = connector_for(table).read(
-        env.ctx, ReadRequest(table, options, tuple(range(len(table.columns))))
-    )
+    scan = using_scan(env, table)
     if not SCANS.holds(env.spark, scan):
         return False
     names = [c.name.lower() for c in table.columns]
@@ -105,6 +102,24 @@ def ids_known_unique(env: Env, table: Any, id_field: str) -> bool:
     return known
 
 
+def using_scan(env: Env, table: Any) -> Any:
+    """A USING table's rows (columns c0..cN), read once per evaluation.
+
+    A MATCH reads each label once per hop and scan; reading (and parsing) the
+    table each time costs a Spark plan per read.  (Not in a windowed job: its
+    statements run again every window, and a table one of them writes may be
+    read by another.)"""
+    cache = env.table_cache if env.reads.window is None else None
+    scan = None if cache is None else cache.get(table)
+    if scan is None:
+        options = table_options(env.ctx.config, table)
+        request = ReadRequest(table, options, tuple(range(len(table.columns))))
+        scan = connector_for(table).read(env.ctx, request)
+        if cache is not None:
+            cache[table] = scan
+    return scan
+
+
 def table_frame(env: Env, graph: GraphInfo, info: Any) -> Any:
     """The data of a label defined USING a table: that table's rows."""
     ctx = env.ctx
@@ -118,21 +133,9 @@ def table_frame(env: Env, graph: GraphInfo, info: Any) -> Any:
     if windowed is not None:
         # In a windowed job a USING graph holds what its tables delivered so far.
         return windowed.toDF(*names)
-    # A MATCH reads each label once per hop and scan; reading (and parsing) the
-    # table each time costs a Spark plan per read, so an evaluation reads it
-    # once.  Each use gets its own output columns (fresh aliases), so a pattern
-    # that joins the label to itself never sees the same column on both sides.
-    # (Not in a windowed job: its statements run again every window, and a
-    # table one of them writes may be read by another.)
-    cache = env.table_cache if env.reads.window is None else None
-    df = None if cache is None else cache.get(table)
-    if df is None:
-        options = table_options(ctx.config, table)
-        request = ReadRequest(table, options, tuple(range(len(table.columns))))
-        df = connector_for(table).read(ctx, request).toDF(*names)
-        if cache is not None:
-            cache[table] = df
-    return fresh_columns(df, names)
+    # Each use gets its own output columns (fresh aliases), so a pattern that
+    # joins the label to itself never sees the same column on both sides.
+    return fresh_columns(using_scan(env, table).toDF(*names), names)
 
 
 def _reads_windowed_table(env: Env, info: Any) -> bool:
