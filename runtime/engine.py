@@ -38,6 +38,8 @@ from .errors import translate
 from .evaluator import Evaluator
 from .explain import explain_text
 from .jobs import JobTags
+from .local.runner import LocalCycle, engine_setting
+from .local.runner import plan as plan_local
 from .plans import PreparedPlan, prepare, reads_windows
 from .profile import phase
 from .results import QueryResult, StatementResult
@@ -173,6 +175,11 @@ class ScriptRun:
         prepared = prepare([bound], self.ctx.config, windowed=False)
         if self.check_only:
             return StatementResult(bound.kind, message="planned (not run)")
+        why_distributed = ""
+        if bound.kind == "query":
+            local, why_distributed = self._local(prepared)
+            if local is not None:
+                return local
         scheduler = self._scheduler()
         with self.jobs.tagged(self._ready_spark(prepared)), phase("build"):
             written = scheduler.run(BatchCycle(Evaluator(self.ctx, prepared, scheduler)))
@@ -182,7 +189,40 @@ class ScriptRun:
             result = self._insert(bound, written)
         if scheduler.record:
             result.extra["cycles"] = list(scheduler.trace.events)
+        if why_distributed:
+            result.extra["engine"] = f"distributed: {why_distributed}"
         return result
+
+    def _local(self, prepared: PreparedPlan) -> tuple[StatementResult | None, str]:
+        """The query's result from the local engine, or None and why it runs distributed."""
+        if engine_setting(self.ctx.config) == "distributed":
+            return None, "geaflow.dsl.query.engine = distributed"
+        spark = self._ready_spark(prepared)
+        scheduler = self._scheduler()
+        env = Evaluator(self.ctx, prepared, scheduler).env()
+        with phase("local"):
+            local = plan_local(env, prepared.plans[0])
+            if isinstance(local, str):
+                return None, local
+            with self.jobs.tagged(spark):
+                cycle = LocalCycle(prepared.execution.root.id, local, self.jobs.local)
+                outcome = scheduler.run(cycle)
+        if outcome.table is None:
+            return None, outcome.reason
+        schema = prepared.plans[0].schema
+        query = QueryResult(
+            None,
+            [f.name for f in schema],
+            [f.type for f in schema],
+            translate,
+            time_zone=statement_time_zone(spark, self.ctx.config.time_zone()),
+            arrow=outcome.table,
+            spark=spark,
+        )
+        result = StatementResult("query", query=query, extra={"engine": "local"})
+        if scheduler.record:
+            result.extra["cycles"] = list(scheduler.trace.events)
+        return result, ""
 
     def _query(self, frame: Any, root: Any) -> StatementResult:
         schema = root.schema

@@ -13,6 +13,7 @@ from .batch import BatchCycle
 from .context import RuntimeContext
 from .errors import translate
 from .evaluator import Evaluator
+from .local.runner import plan as plan_local
 from .plans import PreparedPlan
 from .scheduler import CycleScheduler
 
@@ -32,11 +33,19 @@ def explain_text(ctx: RuntimeContext, prepared: PreparedPlan, spark: Any) -> str
     statement that is to be explained in full), the frames are built as a run
     would build them, nothing is run, and Spark's formatted plan follows."""
     spark_text = None
+    engine_text = None
     if prepared.execution.windowed:
         spark_text = "(built for each window when the job runs)"
     elif spark is not None:
         try:
-            cycle = BatchCycle(Evaluator(ctx, prepared, CycleScheduler(record=False)))
+            evaluator = Evaluator(ctx, prepared, CycleScheduler(record=False))
+            local = plan_local(evaluator.env(), prepared.plans[0])
+            if isinstance(local, str):
+                engine_text = f"distributed: {local}"
+            else:
+                engine_text = "local: one DuckDB query over Arrow copies of its inputs\n"
+                engine_text += local.translation.sql
+            cycle = BatchCycle(evaluator)
             cycle.head(0)
             spark_text = spark_plan_text(cycle.sink_input())
         except GeaflowError as err:
@@ -44,4 +53,7 @@ def explain_text(ctx: RuntimeContext, prepared: PreparedPlan, spark: Any) -> str
         except Exception as err:
             spark_text = f"(Spark plan unavailable: {translate(err).message})"
     (optimized,) = prepared.optimized
-    return render_all(optimized, prepared.pipeline, prepared.execution, spark_text)
+    text = render_all(optimized, prepared.pipeline, prepared.execution, spark_text)
+    if engine_text is not None:
+        text += "\n\n== Engine ==\n" + engine_text
+    return text

@@ -16,10 +16,39 @@ from typing import Any
 from .spark_adapter import cancel_jobs, tag_jobs, untag_jobs
 
 
+class LocalRuns:
+    """Work running outside Spark now (DuckDB connections), so a cancel can interrupt it."""
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._running: dict[int, Any] = {}
+        self.cancelled: set[int] = set()
+
+    def add(self, con: Any) -> None:
+        with self._lock:
+            self._running[id(con)] = con
+
+    def remove(self, con: Any) -> bool:
+        """Forget ``con``; was it cancelled?"""
+        with self._lock:
+            self._running.pop(id(con), None)
+            was = id(con) in self.cancelled
+            self.cancelled.discard(id(con))
+            return was
+
+    def interrupt_all(self) -> None:
+        with self._lock:
+            running = list(self._running.values())
+            self.cancelled.update(id(c) for c in running)
+        for con in running:
+            con.interrupt()
+
+
 class JobTags:
     def __init__(self) -> None:
         self._lock = threading.Lock()
         self._tags: set[str] = set()
+        self.local = LocalRuns()
 
     @contextlib.contextmanager
     def tagged(self, spark: Any, kind: str = "statement") -> Iterator[None]:
@@ -39,5 +68,6 @@ class JobTags:
         """Cancel the tagged jobs running now (from any thread)."""
         with self._lock:
             tags = list(self._tags)
+        self.local.interrupt_all()
         for tag in tags:
             cancel_jobs(spark, tag)

@@ -9,6 +9,8 @@ Phases, in the order a statement passes them:
 * ``build``: the DataFrames of the plan's operators (including the Spark jobs
   an operator runs while it is built: a loop's eager checkpoints, a graph
   write's staging);
+* ``local``: a query the local engine runs (``runtime.local``): its
+  translation, the fetch of inputs not yet kept, and DuckDB's run;
 * ``spark``: the statement's own Spark jobs: a sink's write, a query's fetch.
 
 Each phase also counts the py4j round trips made in it (classic Spark; a
@@ -25,7 +27,7 @@ import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 
-PHASES = ("parse", "bind", "optimize", "build", "spark")
+PHASES = ("parse", "bind", "optimize", "build", "local", "spark")
 
 _active = threading.local()
 

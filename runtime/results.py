@@ -29,7 +29,9 @@ def python_values(column: Any, zone: str | None = None) -> list[Any]:
 
 
 class QueryResult:
-    """The rows of a query.  Fetched from Spark once, on first use, as Arrow."""
+    """The rows of a query.  Fetched from Spark once, on first use, as Arrow
+    (or already Arrow: a query the local engine ran, ``arrow``; its
+    ``dataframe`` is then made from those rows on ``spark``)."""
 
     def __init__(
         self,
@@ -38,13 +40,16 @@ class QueryResult:
         types: list[Any],
         on_error: Any = None,
         time_zone: str | None = None,
+        arrow: Any = None,
+        spark: Any = None,
     ) -> None:
         self._df = df
+        self._spark = spark
         # The zone the statement ran in: its timestamps' wall clock (python_values).
         self.time_zone = time_zone
         self.columns = list(names)
         self.types = list(types)
-        self._arrow: Any = None
+        self._arrow: Any = arrow
         self._on_error = on_error
         # (table, pyspark Observation) of text scans that skip bad rows.
         self.bad_row_observations: list[tuple[str, Any]] = []
@@ -54,6 +59,9 @@ class QueryResult:
     @property
     def dataframe(self) -> Any:
         """The Spark DataFrame, with the query's column names."""
+        if self._df is None:
+            self._df = self._spark.createDataFrame(self._arrow)
+            return self._df
         return self._df.toDF(*self.columns) if self.columns else self._df
 
     def to_arrow(self) -> Any:

@@ -42,21 +42,35 @@ def test_a_profiled_query_reports_each_phase_and_its_py4j_calls(session, tmp_pat
     plain = session.sql("SELECT id FROM t WHERE id > 3")
     assert plain.profile is None  # off by default
 
-    session.execute("SET geaflow.dsl.profile = true")
+    query = "SELECT name, count(*) FROM t WHERE id > 3 GROUP BY name"
+    session.execute("SET geaflow.dsl.profile = true; SET geaflow.dsl.query.engine = distributed")
     started = time.perf_counter()
-    (result,) = session.execute("SELECT name, count(*) FROM t WHERE id > 3 GROUP BY name")
+    (result,) = session.execute(query)
     profile = result.profile
     assert profile is not None and result.query is not None
     assert profile.seconds["spark"] == 0.0  # the rows are not fetched yet
-    assert len(result.collect()) == 6
+    rows = sorted(result.collect())
+    assert len(rows) == 6
     elapsed = time.perf_counter() - started
     for name in PHASES:
-        assert profile.seconds[name] > 0, name
+        if name != "local":
+            assert profile.seconds[name] > 0, name
+    assert profile.seconds["local"] == 0.0
     assert profile.calls["build"] > 0 and profile.calls["spark"] > 0
     assert profile.calls["parse"] == 0  # the parser never talks to Spark
     assert profile.total <= elapsed
     table = profile.table().splitlines()
     assert [line.split()[0] for line in table] == ["phase", *PHASES, "total"]
+
+    # The same query on the local engine: its time is the local phase's,
+    # and fetching its rows costs no Spark job.
+    session.execute("SET geaflow.dsl.query.engine = auto")
+    (local,) = session.execute(query)
+    assert local.extra["engine"] == "local"
+    assert sorted(local.collect()) == rows
+    assert local.profile is not None
+    assert local.profile.seconds["local"] > 0
+    assert local.profile.seconds["build"] == 0.0 and local.profile.seconds["spark"] == 0.0
 
 
 def test_a_profiled_insert_counts_its_write_as_spark_time(session, tmp_path):
@@ -85,5 +99,6 @@ def test_the_cli_prints_the_profile_on_stderr(tmp_path):
     assert out.returncode == 0, out.stderr
     assert "phase" not in out.stdout
     assert "profile of line 3:" in out.stderr
-    rows = [line.split() for line in out.stderr.splitlines() if line.split()[:1] == ["spark"]]
+    # A query over a small file runs on the local engine: its time is there.
+    rows = [line.split() for line in out.stderr.splitlines() if line.split()[:1] == ["local"]]
     assert len(rows) == 1 and float(rows[0][1]) > 0

@@ -313,7 +313,7 @@ def test_shell_in_a_real_terminal(tmp_path):
         assert re.search(r"^\| kate\s+\|\s+16 \|$", screen, re.M), screen
         assert re.search(r"^\| lucy\s+\|\s+20 \|$", screen, re.M), screen
         # \timing shows where the time went (the statement's profile).
-        timing = r"^Time: \d+\.\d{3} s \(parse \d+, bind \d+, optimize \d+, build \d+, spark \d+ ms; \d+ py4j calls\)$"
+        timing = r"^Time: \d+\.\d{3} s \(parse \d+, bind \d+, optimize \d+, build \d+, local \d+, spark \d+ ms; \d+ py4j calls\)$"
         assert re.search(timing, screen[mark:], re.M), screen
 
         # An error shows line, column and a caret, and the shell keeps going.

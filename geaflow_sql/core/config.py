@@ -90,6 +90,18 @@ LOCAL_ITERATION_LIMIT = Key(
     5_000_000,
     "graphs with at most this many edges iterate inside one task (vectorised)",
 )
+QUERY_ENGINE = Key(
+    "geaflow.dsl.query.engine",
+    "auto",
+    "where a query runs: local (on the driver, DuckDB over Arrow copies of its inputs) | "
+    "distributed (Spark) | auto (local when it runs the query the same way and its inputs "
+    "are small)",
+)
+LOCAL_QUERY_MAX_BYTES = Key(
+    "geaflow.dsl.query.local.max.bytes",
+    64 << 20,
+    "auto runs a query locally when the files it reads hold at most this many bytes",
+)
 CHECKPOINT_EVERY = Key(
     "geaflow.dsl.iteration.checkpoint.interval", 5, "cut lineage every k rounds of an iteration"
 )
@@ -148,6 +160,8 @@ KNOWN_KEYS: dict[str, Key] = {
         ALGORITHM_BACKEND,
         ALGORITHM_ENGINE,
         LOCAL_ITERATION_LIMIT,
+        QUERY_ENGINE,
+        LOCAL_QUERY_MAX_BYTES,
         CHECKPOINT_EVERY,
         CHECKPOINT_MODE,
         CHECKPOINT_DIR,

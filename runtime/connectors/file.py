@@ -181,7 +181,8 @@ class FileConnector(Connector):
             tuple((c.name, str(c.type)) for c in req.table.columns),
             tuple(req.projection),
         )
-        return SCANS.get(ctx.spark, key, lambda: self._build_scan(ctx, req, fmt, files))
+        size = sum(st[1] for st in stamps)
+        return SCANS.get(ctx.spark, key, lambda: self._build_scan(ctx, req, fmt, files), size)
 
     def _build_scan(
         self, ctx: RuntimeContext, req: ReadRequest, fmt: str, files: list[str] | None

@@ -31,9 +31,14 @@ class ScanCache:
         self._by_session: weakref.WeakKeyDictionary[Any, OrderedDict[Hashable, Any]] = (
             weakref.WeakKeyDictionary()
         )
+        self._sizes: weakref.WeakKeyDictionary[Any, int] = weakref.WeakKeyDictionary()
 
-    def get(self, spark: Any, key: Hashable, build: Callable[[], Any]) -> Any:
-        """The scan kept under ``key`` for ``spark``, or ``build()`` kept there."""
+    def get(
+        self, spark: Any, key: Hashable, build: Callable[[], Any], size: int | None = None
+    ) -> Any:
+        """The scan kept under ``key`` for ``spark``, or ``build()`` kept there.
+
+        ``size`` is how many bytes its files hold (``size_of`` answers it)."""
         full = (key, tuple(spark.conf.get(k, None) for k in _ANALYSIS_CONF))
         with self._lock:
             scans = self._by_session.setdefault(spark, OrderedDict())
@@ -43,6 +48,8 @@ class ScanCache:
         df = build()
         with self._lock:
             scans[full] = df
+            if size is not None:
+                self._sizes[df] = size
             while len(scans) > self.capacity:
                 scans.popitem(last=False)
         return df
@@ -52,6 +59,13 @@ class ScanCache:
         with self._lock:
             scans = self._by_session.get(spark)
             return scans is not None and any(kept is df for kept in scans.values())
+
+    def size_of(self, spark: Any, df: Any) -> int | None:
+        """The bytes of a kept scan's files; None for a scan not kept here."""
+        if not self.holds(spark, df):
+            return None
+        with self._lock:
+            return self._sizes.get(df)
 
     def clear(self) -> None:
         with self._lock:

@@ -210,6 +210,25 @@ class MemoryStore:
             return empty_frame(env.spark, info)
         return self._combine(parts, info, is_vertex).drop("__w", "__r")
 
+    def kept_rows(self, env: Env, label: str, is_vertex: bool) -> tuple[Any, Any] | None:
+        """(kept scan, table) when a label's rows are exactly a USING table's
+        kept scan (nothing inserted, ids unique), else None: the local engine
+        reads such a label from an Arrow copy of the scan."""
+        info = self.info(label, is_vertex)
+        if not info.using or env.reads.window is not None:
+            return None
+        if self._parts_for(env).get((info.label, is_vertex)):
+            return None
+        table = env.ctx.catalog.table((info.using,))
+        if table is None:
+            return None
+        scan = using_scan(env, table)
+        if not SCANS.holds(env.spark, scan):
+            return None
+        if is_vertex and not self._unique_using(env, info):
+            return None
+        return scan, table
+
     def _unique_using(self, env: Env, info: Any) -> bool:
         """Is a vertex label's USING table (nothing inserted) one row per id?"""
         if env.reads.window is not None:

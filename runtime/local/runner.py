@@ -1,0 +1,174 @@
+"""Running a prepared query on the local engine, or saying why it does not.
+
+``plan`` translates a query (no Spark job) or says why it runs distributed;
+the plan runs as the statement's root group, one round (``LocalCycle``), and
+answers the rows as an Arrow table of the types the Spark path gives.  Any failure
+inside DuckDB (an integer overflow Spark would wrap, a value it cannot cast)
+also sends the query to Spark, whose answer is the reference; a cancel does
+not (it ends the statement).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from geaflow_sql.core import types as T
+from geaflow_sql.core.config import LOCAL_QUERY_MAX_BYTES, QUERY_ENGINE
+from geaflow_sql.core.errors import CancelledError, ConfigError
+from planner.logical import CollectSink, TableScan
+from runtime.connectors.base import ReadRequest
+from runtime.connectors.registry import connector_for
+from runtime.connectors.scan_cache import SCANS
+from runtime.env import Env
+from runtime.jobs import LocalRuns
+from runtime.scheduler import ExecutionCycle, RoundOutcome
+
+from .inputs import COPIES
+from .translate import Inputs, NotLocal, Source, Translation, Translator
+
+ENGINES = ("auto", "local", "distributed")
+
+
+@dataclass
+class Outcome:
+    table: Any  # pyarrow.Table, or None: run distributed
+    reason: str  # why it ran where it ran
+
+
+def engine_setting(config: Any) -> str:
+    value = str(config.get(QUERY_ENGINE.name, QUERY_ENGINE.default)).lower()
+    if value not in ENGINES:
+        raise ConfigError(f"{QUERY_ENGINE.name} is one of {', '.join(ENGINES)}, not {value!r}")
+    return value
+
+
+@dataclass
+class LocalPlan:
+    """A query translated for the local engine, with the scans it reads."""
+
+    translation: Translation
+    schema: Any
+
+    def run(self, runs: LocalRuns | None = None) -> Outcome:
+        """Its rows (the inputs copied out of Spark the first time), or why not."""
+        try:
+            tables = [(s, COPIES.get(s.key)) for s in self.translation.sources]
+        except Exception as err:  # noqa: BLE001 - Spark's own path reports it
+            return Outcome(None, f"reading its inputs failed locally ({type(err).__name__})")
+        return _execute(self.translation.sql, tables, self.schema, runs)
+
+
+def plan(env: Env, root: Any) -> LocalPlan | str:
+    """The query as a local plan, or why it runs distributed.  Runs no Spark job."""
+    config = env.ctx.config
+    engine = engine_setting(config)
+    if engine == "distributed":
+        return f"{QUERY_ENGINE.name} = distributed"
+    if not isinstance(root, CollectSink):
+        return f"{root.kind} runs on Spark"
+    sizes: dict[int, int] = {}
+    try:
+        translation = Translator(_inputs(env, sizes)).translate(root)
+    except NotLocal as why:
+        return f"the local engine does not run {why}"
+    total = sum(sizes.values())
+    limit = config.get_int(LOCAL_QUERY_MAX_BYTES)
+    if engine == "auto" and total > limit:
+        return f"its inputs hold {total} bytes, over {LOCAL_QUERY_MAX_BYTES.name}"
+    return LocalPlan(translation, root.schema)
+
+
+class LocalCycle(ExecutionCycle):
+    """A statement's root group when the local engine runs it: one round."""
+
+    def __init__(self, group_id: int, local: LocalPlan, runs: LocalRuns | None) -> None:
+        super().__init__(group_id, max_rounds=1)
+        self.local = local
+        self.runs = runs
+        self.outcome = Outcome(None, "not run")
+
+    def head(self, round_no: int) -> None:
+        self.outcome = self.local.run(self.runs)
+
+    def tail(self, round_no: int) -> RoundOutcome:
+        return RoundOutcome(False, self.outcome)
+
+    def finish(self) -> Outcome:
+        return self.outcome
+
+
+def _inputs(env: Env, sizes: dict[int, int]) -> Inputs:
+    spark = env.spark
+
+    def kept(scan: Any) -> None:
+        size = SCANS.size_of(spark, scan)
+        if size is None:
+            raise NotLocal("a table whose scan is not kept (not local files)")
+        sizes[id(scan)] = size
+
+    def inputs(key: Any) -> tuple[Any, list[str], list[Any]]:
+        if isinstance(key, TableScan):
+            table = key.table
+            if env.reads.table_rows(table) is not None:
+                raise NotLocal("a table read in windows")
+            projection = (
+                key.projection if key.projection is not None else tuple(range(len(table.columns)))
+            )
+            request = ReadRequest(table, dict(key.options), tuple(projection))
+            scan = connector_for(table).read(env.ctx, request)
+            kept(scan)
+            names = [f"c{i}" for i in range(len(projection))]
+            return scan, names, [table.columns[p].type for p in projection]
+        graph, label, is_vertex = key
+        if env.reads.served(graph, label, is_vertex) is not None:
+            raise NotLocal("a graph read at a version")
+        store = env.ctx.stores.store(env.ctx, graph)
+        rows = getattr(store, "kept_rows", None)
+        found = rows(env, label, is_vertex) if rows is not None else None
+        if found is None:
+            raise NotLocal(f"label {label}, whose rows are not a kept table scan")
+        scan, table = found
+        kept(scan)
+        names = [c.name for c in table.columns]
+        if len({n.lower() for n in names}) != len(names):
+            raise NotLocal("columns whose names differ only in case")
+        return scan, names, [c.type for c in table.columns]
+
+    return inputs
+
+
+def _execute(
+    sql: str, tables: list[tuple[Source, Any]], schema: Any, runs: LocalRuns | None
+) -> Outcome:
+    import duckdb
+
+    con = duckdb.connect()
+    if runs is not None:
+        runs.add(con)
+    error: Exception | None = None
+    try:
+        for source, table in tables:
+            con.register(source.name, table.rename_columns(source.columns))
+        result = con.sql(sql).to_arrow_table()
+    except duckdb.Error as err:
+        error = err
+    finally:
+        cancelled = runs.remove(con) if runs is not None else False
+        con.close()
+    if cancelled:
+        raise CancelledError("the statement was cancelled")
+    if error is not None:
+        return Outcome(None, f"the local engine failed ({type(error).__name__}): Spark runs it")
+    return Outcome(_typed(result, schema), "local")
+
+
+def _typed(table: Any, schema: Any) -> Any:
+    """The rows with the names and Arrow types the Spark path gives them."""
+    import pyarrow as pa
+    from pyspark.sql.pandas.types import to_arrow_type
+
+    arrays = []
+    for column, f in zip(table.columns, schema, strict=True):
+        arrays.append(column.cast(to_arrow_type(T.to_spark_type(f.type))))
+    return pa.Table.from_arrays(arrays, names=[f.name for f in schema])

@@ -1,0 +1,723 @@
+"""A prepared plan as one DuckDB query over Arrow copies of its inputs.
+
+Each plan node becomes a common table expression whose columns are the
+node's fields: a scalar field ``i`` is the column ``c<i>``; a vertex or edge
+field is flattened into one column per property, ``c<i>.<property>`` (``~id``,
+``~label``, ``~src`` ...), so joins and filters read plain columns and DuckDB
+drops the properties no one reads.
+
+Only what gives the same values as the Spark path is translated; anything
+else raises ``NotLocal`` and the statement runs distributed.  The rules
+(each one a difference between Spark, as this engine configures it, and
+DuckDB, or a place where the two were not compared):
+
+* types: booleans, integers, FLOAT/DOUBLE and VARCHAR.  No decimals, dates,
+  timestamps, binaries, arrays or maps (their casts, arithmetic and text
+  forms differ), and a vertex or edge is never a value (only its properties).
+* expressions: column and property references, literals, comparisons of
+  values of one family (numbers, strings, booleans), AND/OR/NOT, IS NULL,
+  IN lists, BETWEEN, and + - * and unary minus on integers and floats.
+  Spark wraps an integer overflow (ANSI mode off) where DuckDB raises: the
+  raise sends the statement back to Spark, so an overflow gives Spark's
+  answer.  No division, modulo or functions (Spark gives NULL for x/0,
+  DuckDB +-inf; GeaFlow's integer division truncates) and no casts but
+  widening ones (Spark truncates a double to an int, DuckDB rounds).
+* aggregates: COUNT, MIN, MAX, and SUM/AVG of integers (GeaFlow's SUM of no
+  values is 0).  A floating-point sum depends on the order of addition,
+  which neither engine fixes, so SUM/AVG of floats stay on Spark.
+* a sort numbers its rows (``__ord``) and the final query orders by that
+  number, since an ORDER BY inside a subquery promises nothing.
+* no cross joins: their output is the product of their inputs, which only a
+  distributed, cancellable job should take on.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+from sqlglot import exp
+
+from geaflow_sql.core import types as T
+from planner.expressions import ref_index, type_of
+from planner.graph_nodes import EdgeMatch, VertexMatch
+from planner.logical import (
+    Aggregate,
+    CollectSink,
+    Filter,
+    Join,
+    LogicalNode,
+    Project,
+    Sort,
+    TableScan,
+    Union,
+)
+
+
+class NotLocal(Exception):
+    """The plan has something the local engine does not run the same way."""
+
+
+# GeaFlow type name -> DuckDB type, for the types the local engine keeps.
+DUCK_TYPES = {
+    "BOOLEAN": "BOOLEAN",
+    "TINYINT": "TINYINT",
+    "SMALLINT": "SMALLINT",
+    "INTEGER": "INTEGER",
+    "BIGINT": "BIGINT",
+    "FLOAT": "FLOAT",
+    "DOUBLE": "DOUBLE",
+    "VARCHAR": "VARCHAR",
+}
+_INTEGERS = ("TINYINT", "SMALLINT", "INTEGER", "BIGINT")
+_FLOATS = ("FLOAT", "DOUBLE")
+
+
+def family(t: Any) -> str:
+    """number | string | boolean | null of a scalar type the engine keeps."""
+    if isinstance(t, T.SqlType):
+        if t.name in _INTEGERS:
+            return "integer"
+        if t.name in _FLOATS:
+            return "float"
+        if t.name == "VARCHAR":
+            return "string"
+        if t.name == "BOOLEAN":
+            return "boolean"
+        if t.name == "NULL":
+            return "null"
+    raise NotLocal(f"type {t}")
+
+
+def duck_type(t: Any) -> str:
+    if isinstance(t, T.SqlType) and t.name in DUCK_TYPES:
+        return DUCK_TYPES[t.name]
+    raise NotLocal(f"type {t}")
+
+
+def _widens(source: Any, target: Any) -> bool:
+    """Does a cast from ``source`` to ``target`` keep every value (both engines alike)?"""
+    if source == target:
+        return True
+    s, t = family(source), family(target)
+    if s == "integer" and t == "integer":
+        return _INTEGERS.index(source.name) <= _INTEGERS.index(target.name)
+    if s == "float" and t == "float":
+        return source.name == "FLOAT" or target.name == "DOUBLE"
+    # An integer as a double is exact below 2^53 in both engines' conversion.
+    return s == "integer" and target.name == "DOUBLE"
+
+
+def q(name: str) -> str:
+    return '"' + name.replace('"', '""') + '"'
+
+
+def _string(value: str) -> str:
+    return "'" + value.replace("'", "''") + "'"
+
+
+def is_element(t: Any) -> bool:
+    return isinstance(t, T.StructType) and t.kind in ("VERTEX", "EDGE")
+
+
+@dataclass(frozen=True)
+class Slot:
+    """How one field of a relation is held: a column, or a column per property."""
+
+    type: Any
+    column: str = ""  # scalar
+    properties: tuple[tuple[str, str], ...] = ()  # element: (property, column)
+
+    def property(self, name: str) -> str:
+        for prop, col in self.properties:
+            if prop == name:
+                return col
+        lowered = name.lower()
+        for prop, col in self.properties:
+            if prop.lower() == lowered:
+                return col
+        raise NotLocal(f"property {name}")
+
+
+def slots_for(schema: Any, offset: int = 0) -> list[Slot]:
+    out = []
+    for i, f in enumerate(schema):
+        name = f"c{offset + i}"
+        if is_element(f.type):
+            for sf in f.type.fields:
+                duck_type(sf.type)
+            props = tuple((sf.name, f"{name}.{sf.name}") for sf in f.type.fields)
+            out.append(Slot(f.type, properties=props))
+        else:
+            duck_type(f.type)
+            out.append(Slot(f.type, column=name))
+    return out
+
+
+def columns_of(slots: list[Slot]) -> list[str]:
+    out: list[str] = []
+    for s in slots:
+        if s.properties:
+            out.extend(col for _, col in s.properties)
+        else:
+            out.append(s.column)
+    return out
+
+
+@dataclass
+class Relation:
+    name: str  # the CTE
+    slots: list[Slot]
+    ordered: bool = False  # carries __ord from a sort
+
+
+@dataclass
+class Source:
+    """An input the query reads: rows of a scan, registered under ``name``."""
+
+    name: str
+    key: Any  # what identifies the input (the scan object)
+    columns: list[str]  # the input's column names
+    types: list[Any]  # their GeaFlow types
+
+
+# Given a TableScan node or (graph, label, is_vertex): the scan and its
+# (column names, GeaFlow types), or raise NotLocal.
+Inputs = Callable[[Any], tuple[Any, list[str], list[Any]]]
+
+
+@dataclass
+class Translation:
+    sql: str
+    sources: list[Source] = field(default_factory=list)
+
+
+class Translator:
+    def __init__(self, inputs: Inputs) -> None:
+        self.inputs = inputs
+        self.ctes: list[tuple[str, str]] = []
+        self.sources: list[Source] = []
+        self._memo: dict[int, Relation] = {}
+
+    # ---------------------------------------------------------------- driver
+    def translate(self, root: LogicalNode) -> Translation:
+        if not isinstance(root, CollectSink):
+            raise NotLocal(f"{root.kind} at the top")
+        rel = self.relation(root.input)
+        for s in rel.slots:
+            if s.properties:
+                raise NotLocal("a vertex or edge in the result")
+        cols = ", ".join(f"{q(s.column)}" for s in rel.slots)
+        order = f" ORDER BY {q('__ord')}" if rel.ordered else ""
+        with_ = ",\n".join(f"{name} AS ({body})" for name, body in self.ctes)
+        select = f"SELECT {cols or '1'} FROM {rel.name}{order}"
+        sql = f"WITH {with_}\n{select}" if with_ else select
+        return Translation(sql, self.sources)
+
+    def relation(self, node: LogicalNode) -> Relation:
+        # Children first without recursion: plans of long chains are deep.
+        stack: list[tuple[LogicalNode, bool]] = [(node, False)]
+        while stack:
+            current, ready = stack.pop()
+            if id(current) in self._memo:
+                continue
+            if not ready:
+                stack.append((current, True))
+                stack.extend((c, False) for c in current.inputs if id(c) not in self._memo)
+                continue
+            self._memo[id(current)] = self._node(current)
+        return self._memo[id(node)]
+
+    def _add(self, body: str, slots: list[Slot], ordered: bool = False) -> Relation:
+        name = f"n{len(self.ctes)}"
+        self.ctes.append((name, body))
+        return Relation(name, slots, ordered)
+
+    def _source(self, key: Any) -> Source:
+        scan, columns, types = self.inputs(key)
+        for s in self.sources:
+            if s.key is scan:
+                return s
+        source = Source(f"input{len(self.sources)}", scan, columns, types)
+        self.sources.append(source)
+        return source
+
+    def _node(self, node: LogicalNode) -> Relation:
+        handler = _HANDLERS.get(type(node))
+        if handler is None:
+            raise NotLocal(node.kind)
+        return handler(self, node)
+
+    def _input(self, node: LogicalNode, i: int = 0) -> Relation:
+        return self._memo[id(node.inputs[i])]
+
+    # ------------------------------------------------------------ relational
+    def table_scan(self, node: TableScan) -> Relation:
+        source = self._source(node)
+        slots = slots_for(node.schema)
+        cols = ", ".join(
+            f"{q(src)} AS {q(s.column)}" for src, s in zip(source.columns, slots, strict=True)
+        )
+        where = ""
+        if node.filters:
+            where = " WHERE " + " AND ".join(f"({self.condition(f, slots)})" for f in node.filters)
+        return self._add(f"SELECT {cols} FROM {source.name}{where}", slots)
+
+    def filter(self, node: Filter) -> Relation:
+        child = self._input(node)
+        cond = self.condition(node.condition, child.slots)
+        return self._add(f"SELECT * FROM {child.name} WHERE {cond}", child.slots, child.ordered)
+
+    def project(self, node: Project) -> Relation:
+        child = self._input(node)
+        slots = slots_for(node.schema)
+        parts = []
+        for e, out in zip(node.exprs, slots, strict=True):
+            if out.properties:
+                i = ref_index(e)
+                if i is None or not child.slots[i].properties:
+                    raise NotLocal("a vertex or edge built by an expression")
+                src = child.slots[i]
+                for prop, col in out.properties:
+                    parts.append(f"{q(src.property(prop))} AS {q(col)}")
+                continue
+            parts.append(f"{self.value(e, child.slots)} AS {q(out.column)}")
+        if child.ordered:
+            parts.append(q("__ord"))
+        return self._add(
+            f"SELECT {', '.join(parts) or '1'} FROM {child.name}", slots, child.ordered
+        )
+
+    def aggregate(self, node: Aggregate) -> Relation:
+        child = self._input(node)
+        slots = slots_for(node.schema)
+        keys = []
+        for g in node.group:
+            if child.slots[g].properties:
+                raise NotLocal("grouping by a vertex or edge")
+            keys.append(q(child.slots[g].column))
+        if not node.calls:
+            if not keys:
+                raise NotLocal("an aggregate of no keys and no calls")
+            parts = [f"{k} AS {q(s.column)}" for k, s in zip(keys, slots, strict=False)]
+            return self._add(f"SELECT DISTINCT {', '.join(parts)} FROM {child.name}", slots)
+        parts = [f"{k} AS {q(s.column)}" for k, s in zip(keys, slots, strict=False)]
+        for call, out in zip(node.calls, slots[len(keys) :], strict=True):
+            parts.append(f"{self.aggregate_call(call, child.slots, out.type)} AS {q(out.column)}")
+        group = f" GROUP BY {', '.join(keys)}" if keys else ""
+        return self._add(f"SELECT {', '.join(parts)} FROM {child.name}{group}", slots)
+
+    def aggregate_call(self, call: Any, slots: list[Slot], out_type: Any) -> str:
+        if call.user_function is not None or call.constants:
+            raise NotLocal(f"aggregate {call.function}")
+        args = []
+        for a in call.args:
+            if slots[a].properties:
+                raise NotLocal("an aggregate of a vertex or edge")
+            args.append((q(slots[a].column), family(slots[a].type)))
+        name = call.function
+        distinct = "DISTINCT " if call.distinct else ""
+        target = duck_type(out_type)
+        if name == "COUNT":
+            if not args:
+                return "count(*)"
+            if len(args) == 1:
+                return f"count({distinct}{args[0][0]})"
+            if call.distinct:
+                raise NotLocal("COUNT(DISTINCT a, b)")
+            cond = " AND ".join(f"{a} IS NOT NULL" for a, _ in args)
+            return f"count(CASE WHEN {cond} THEN 1 END)"
+        if len(args) != 1:
+            raise NotLocal(f"aggregate {name}")
+        arg, fam = args[0]
+        if name in ("MIN", "MAX") and fam in ("integer", "float", "string", "boolean"):
+            return f"CAST({name.lower()}({distinct}{arg}) AS {target})"
+        if name == "SUM" and fam == "integer":
+            # GeaFlow's SUM starts from 0: all nulls (or no rows) sum to 0.
+            return f"COALESCE(CAST(sum({distinct}{arg}) AS {target}), CAST(0 AS {target}))"
+        if name == "AVG" and fam == "integer":
+            # Spark's avg(CAST(x AS DOUBLE)): integers add exactly in a double
+            # below 2^53, so the sum, and the quotient, are the same.
+            return f"CAST(avg({distinct}CAST({arg} AS DOUBLE)) AS {target})"
+        raise NotLocal(f"aggregate {name} of {fam}")
+
+    def sort(self, node: Sort) -> Relation:
+        child = self._input(node)
+        order = []
+        for k in node.keys:
+            slot = child.slots[k.index]
+            if slot.properties:
+                raise NotLocal("ordering by a vertex or edge")
+            nulls_first = k.nulls_first if k.nulls_first is not None else not k.descending
+            order.append(
+                f"{q(slot.column)} {'DESC' if k.descending else 'ASC'} "
+                f"NULLS {'FIRST' if nulls_first else 'LAST'}"
+            )
+        over = f"ORDER BY {', '.join(order)}" if order else ""
+        cols = ", ".join(q(c) for c in columns_of(child.slots))
+        body = f"SELECT {cols}, row_number() OVER ({over}) AS {q('__ord')} FROM {child.name}"
+        bounds = []
+        if node.offset:
+            bounds.append(f"{q('__ord')} > {int(node.offset)}")
+        if node.limit is not None:
+            bounds.append(f"{q('__ord')} <= {int(node.offset or 0) + int(node.limit)}")
+        if bounds:
+            body += " QUALIFY " + " AND ".join(bounds)
+        return self._add(body, child.slots, ordered=True)
+
+    def join(self, node: Join) -> Relation:
+        left, right = self._input(node, 0), self._input(node, 1)
+        if node.join_type == "CROSS" or node.condition is None:
+            raise NotLocal("a cross join")
+        lw = len(node.left.schema)
+        slots = slots_for(node.schema)
+        right_slots = (
+            slots[lw:]
+            if node.join_type not in ("SEMI", "ANTI")
+            else slots_for(node.right.schema, lw)
+        )
+        renamed = self._renamed(right, right_slots)
+        cond = self.condition(node.condition, left.slots + right_slots)
+        left_cols = ", ".join(f"l.{q(c)}" for c in columns_of(left.slots))
+        if node.join_type in ("SEMI", "ANTI"):
+            body = (
+                f"SELECT {left_cols} FROM {left.name} l {node.join_type} JOIN {renamed} r ON {cond}"
+            )
+            return self._add(body, left.slots)
+        how = {"INNER": "INNER", "LEFT": "LEFT", "RIGHT": "RIGHT", "FULL": "FULL"}.get(
+            node.join_type
+        )
+        if how is None:
+            raise NotLocal(f"{node.join_type} join")
+        right_cols = ", ".join(f"r.{q(c)}" for c in columns_of(right_slots))
+        body = (
+            f"SELECT {left_cols}, {right_cols} FROM {left.name} l {how} JOIN {renamed} r ON {cond}"
+        )
+        return self._add(body, slots)
+
+    def _renamed(self, rel: Relation, slots: list[Slot]) -> str:
+        """``rel`` with its columns named as ``slots`` (same fields, other positions)."""
+        parts = [
+            f"{q(a)} AS {q(b)}"
+            for a, b in zip(columns_of(rel.slots), columns_of(slots), strict=True)
+        ]
+        return f"(SELECT {', '.join(parts)} FROM {rel.name})"
+
+    def union(self, node: Union) -> Relation:
+        rels = [self._memo[id(c)] for c in node.inputs]
+        slots = slots_for(node.schema)
+        for r in rels:
+            for a, b in zip(r.slots, slots, strict=True):
+                if a.type != b.type:
+                    raise NotLocal("a union of different types")
+        word = " UNION ALL " if node.all else " UNION "
+        body = word.join(self._renamed(r, slots).strip("()") for r in rels)
+        return self._add(body, slots)
+
+    # ----------------------------------------------------------------- graph
+    def _values(
+        self,
+        graph: Any,
+        labels: tuple[str, ...],
+        vtype: Any,
+        name: str,
+        is_vertex: bool,
+        direction: str = "OUT",
+    ) -> tuple[str, Slot]:
+        """A union over the labels' rows of their values as the columns of ``name``."""
+        slot = Slot(vtype, properties=tuple((f.name, f"{name}.{f.name}") for f in vtype.fields))
+        infos = (
+            [graph.vertex(lab) if is_vertex else graph.edge(lab) for lab in labels]
+            if labels
+            else list(graph.vertices if is_vertex else graph.edges)
+        )
+        selects = []
+        for info in infos:
+            source = self._source((graph, info.label, is_vertex))
+            directions = ["OUT", "IN"] if direction == "BOTH" else [direction]
+            for d in directions:
+                parts = []
+                for f in vtype.fields:
+                    parts.append(
+                        f"{self._value_of(info, source, f, d, is_vertex)} "
+                        f"AS {q(slot.property(f.name))}"
+                    )
+                selects.append(f"SELECT {', '.join(parts)} FROM {source.name}")
+        if not selects:
+            nulls = ", ".join(
+                f"CAST(NULL AS {duck_type(f.type)}) AS {q(slot.property(f.name))}"
+                for f in vtype.fields
+            )
+            selects.append(f"SELECT {nulls} WHERE false")
+        return " UNION ALL ".join(selects), slot
+
+    def _value_of(self, info: Any, source: Source, f: Any, d: str, is_vertex: bool) -> str:
+        def column(name: str | None) -> tuple[str, Any] | None:
+            if not name:
+                return None
+            lowered = name.lower()
+            for c, t in zip(source.columns, source.types, strict=True):
+                if c.lower() == lowered:
+                    return c, t
+            return None
+
+        def cast(found: tuple[str, Any] | None) -> str:
+            target = duck_type(f.type)
+            if found is None:
+                return f"CAST(NULL AS {target})"
+            if not _widens(found[1], f.type):
+                raise NotLocal(f"a cast of {found[1]} to {f.type}")
+            return f"CAST({q(found[0])} AS {target})"
+
+        if f.name == T.LABEL_FIELD:
+            return _string(info.label)
+        if is_vertex:
+            if f.name == T.VERTEX_ID_FIELD:
+                return cast(column(info.id_field))
+            keep = f.name.lower() != info.id_field.lower()
+            return cast(column(f.name) if keep else None)
+        first, second = (info.src_field, info.dst_field)
+        if d == "IN":
+            first, second = second, first
+        if f.name == T.EDGE_SRC_FIELD:
+            return cast(column(first))
+        if f.name == T.EDGE_DST_FIELD:
+            return cast(column(second))
+        if f.name == T.EDGE_DIRECTION_FIELD:
+            return _string(d)
+        if f.name == T.EDGE_TS_FIELD:
+            return cast(column(info.ts_field))
+        keys = {info.src_field.lower(), info.dst_field.lower(), (info.ts_field or "").lower()}
+        return cast(column(f.name) if f.name.lower() not in keys else None)
+
+    def _filtered(self, body: str, slot: Slot, condition: Any) -> str:
+        if condition is None:
+            return body
+        # The filter reads the element alone, as field 0.
+        cond = self.condition(condition, [slot])
+        return f"SELECT * FROM ({body}) WHERE {cond}"
+
+    def vertex_match(self, node: VertexMatch) -> Relation:
+        n = len(node.input.schema) if node.input is not None else 0
+        body, slot = self._values(node.graph, node.labels, node.vertex_type, f"c{n}", True)
+        if node.input is None:
+            cond = None if node.filter is None else self.condition(node.filter, [slot])
+            where = f" WHERE {cond}" if cond else ""
+            return self._add(f"SELECT * FROM ({body}){where}", [slot])
+        base = self._input(node)
+        if node.id_key is None:
+            raise NotLocal("a vertex scan joined to every path")
+        key = base.slots[node.id_key]
+        if key.properties:
+            raise NotLocal("a vertex id held as an element")
+        slots = base.slots + [slot]
+        joined = (
+            f"SELECT * FROM {base.name} p JOIN ({body}) v "
+            f"ON p.{q(key.column)} = v.{q(slot.property(T.VERTEX_ID_FIELD))}"
+        )
+        if node.filter is not None:
+            joined += f" WHERE {self.condition(node.filter, slots)}"
+        return self._add(joined, slots, base.ordered)
+
+    def edge_match(self, node: EdgeMatch) -> Relation:
+        if node.is_loop:
+            raise NotLocal("a variable-length edge")
+        path = self._input(node)
+        n = len(node.input.schema)
+        body, eslot = self._values(
+            node.graph, node.edge_labels, node.edge_type, f"c{n}", False, node.direction
+        )
+        edges = self._filtered(body, eslot, node.edge_filter)
+        at = path.slots[node.source]
+        if not at.properties:
+            raise NotLocal("a path step from a scalar")
+        on = f"p.{q(at.property(T.VERTEX_ID_FIELD))} = e.{q(eslot.property(T.EDGE_SRC_FIELD))}"
+        dst = f"e.{q(eslot.property(T.EDGE_DST_FIELD))}"
+        if node.edge_only:
+            return self._add(
+                f"SELECT * FROM {path.name} p JOIN ({edges}) e ON {on}", path.slots + [eslot]
+            )
+        if node.target_bound is not None:
+            bound = path.slots[node.target_bound]
+            bound_id = f"p.{q(bound.property(T.VERTEX_ID_FIELD))}"
+            return self._add(
+                f"SELECT * FROM {path.name} p JOIN ({edges}) e ON {on} AND {dst} = {bound_id}",
+                path.slots + [eslot],
+            )
+        vbody, vslot = self._values(
+            node.graph, node.target_labels, node.vertex_type, f"c{n + 1}", True
+        )
+        vertices = self._filtered(vbody, vslot, node.target_filter)
+        vid = f"v.{q(vslot.property(T.VERTEX_ID_FIELD))}"
+        cols = ", ".join(
+            [f"p.{q(c)}" for c in columns_of(path.slots)]
+            + [f"e.{q(c)}" for c in columns_of([eslot])]
+            + [f"v.{q(c)}" for c in columns_of([vslot])]
+        )
+        return self._add(
+            f"SELECT {cols} FROM {path.name} p JOIN ({edges}) e ON {on} "
+            f"JOIN ({vertices}) v ON {dst} = {vid}",
+            path.slots + [eslot, vslot],
+        )
+
+    # ----------------------------------------------------------- expressions
+    def condition(self, e: exp.Expression, slots: list[Slot]) -> str:
+        text, fam = self._expr(e, slots)
+        if fam not in ("boolean", "null"):
+            raise NotLocal("a condition that is not a boolean")
+        return text
+
+    def value(self, e: exp.Expression, slots: list[Slot]) -> str:
+        return self._expr(e, slots)[0]
+
+    def _expr(self, e: exp.Expression, slots: list[Slot]) -> tuple[str, str]:
+        """DuckDB text of a bound expression and its family."""
+        if isinstance(e, exp.Paren):
+            text, fam = self._expr(e.this, slots)
+            return f"({text})", fam
+        if isinstance(e, exp.Column):
+            i = ref_index(e)
+            if i is None or i >= len(slots) or slots[i].properties:
+                raise NotLocal("a reference that is not a scalar field")
+            return q(slots[i].column), family(slots[i].type)
+        if isinstance(e, exp.Dot):
+            i = ref_index(e.this)
+            if i is None or i >= len(slots) or not slots[i].properties:
+                raise NotLocal("a property of something other than a vertex or edge")
+            prop = e.expression.name
+            slot = slots[i]
+            ptype = slot.type.field_type(prop)
+            if ptype is None:
+                raise NotLocal(f"property {prop}")
+            return q(slot.property(prop)), family(ptype)
+        if isinstance(e, exp.Boolean):
+            return ("TRUE" if e.this else "FALSE"), "boolean"
+        if isinstance(e, exp.Null):
+            return "NULL", "null"
+        if isinstance(e, exp.Literal):
+            return self._literal(e)
+        if isinstance(e, (exp.And, exp.Or)):
+            a = self.condition(e.this, slots)
+            b = self.condition(e.expression, slots)
+            return f"({a} {'AND' if isinstance(e, exp.And) else 'OR'} {b})", "boolean"
+        if isinstance(e, exp.Not):
+            return f"(NOT {self.condition(e.this, slots)})", "boolean"
+        if isinstance(e, exp.Is) and isinstance(e.expression, exp.Null):
+            return f"({self._expr(e.this, slots)[0]} IS NULL)", "boolean"
+        if isinstance(e, tuple(_COMPARISONS)):
+            a, fa = self._expr(e.this, slots)
+            b, fb = self._expr(e.expression, slots)
+            _comparable(fa, fb)
+            return f"({a} {_COMPARISONS[type(e)]} {b})", "boolean"
+        if isinstance(e, exp.In) and not e.args.get("query") and not e.args.get("unnest"):
+            a, fa = self._expr(e.this, slots)
+            items = []
+            for item in e.expressions:
+                text, fi = self._expr(item, slots)
+                _comparable(fa, fi)
+                items.append(text)
+            if not items:
+                raise NotLocal("an empty IN list")
+            return f"({a} IN ({', '.join(items)}))", "boolean"
+        if isinstance(e, exp.Between):
+            a, fa = self._expr(e.this, slots)
+            lo, fl = self._expr(e.args["low"], slots)
+            hi, fh = self._expr(e.args["high"], slots)
+            _comparable(fa, fl)
+            _comparable(fa, fh)
+            return f"({a} BETWEEN {lo} AND {hi})", "boolean"
+        if isinstance(e, tuple(_ARITHMETIC)):
+            a, fa = self._expr(e.this, slots)
+            b, fb = self._expr(e.expression, slots)
+            fam = _numeric(fa, fb)
+            return f"({a} {_ARITHMETIC[type(e)]} {b})", fam
+        if isinstance(e, exp.Neg):
+            a, fa = self._expr(e.this, slots)
+            return f"(- {a})", _numeric(fa, fa)
+        if isinstance(e, exp.Cast):
+            a, fa = self._expr(e.this, slots)
+            source = type_of(e.this)
+            target = type_of(e)
+            if fa == "null":
+                return f"CAST(NULL AS {duck_type(target)})", family(target)
+            if not _widens(source, target):
+                raise NotLocal(f"a cast of {source} to {target}")
+            return f"CAST({a} AS {duck_type(target)})", family(target)
+        raise NotLocal(f"expression {type(e).__name__}")
+
+    def _literal(self, e: exp.Literal) -> tuple[str, str]:
+        if e.is_string:
+            return _string(str(e.this)), "string"
+        text = str(e.this)
+        upper = text.upper()
+        for suffix, t in (
+            ("BD", None),
+            ("D", "DOUBLE"),
+            ("F", "FLOAT"),
+            ("L", "BIGINT"),
+            ("S", "SMALLINT"),
+            ("Y", "TINYINT"),
+        ):
+            if upper.endswith(suffix):
+                if t is None:
+                    raise NotLocal("a decimal literal")
+                number = text[: -len(suffix)]
+                _check_number(number)
+                return f"CAST({number} AS {t})", family(T.SqlType(t))
+        _check_number(text)
+        if any(ch in text for ch in ".eE"):
+            t = type_of(e)
+            if isinstance(t, T.SqlType) and t.name in _FLOATS:
+                return f"CAST({text} AS {t.name})", "float"
+            raise NotLocal("a decimal literal")
+        value = int(text)
+        if -(2**31) <= value < 2**31:
+            return f"CAST({text} AS INTEGER)", "integer"
+        if -(2**63) <= value < 2**63:
+            return f"CAST({text} AS BIGINT)", "integer"
+        raise NotLocal("an integer literal past BIGINT")
+
+
+def _check_number(text: str) -> None:
+    try:
+        float(text)
+    except ValueError:
+        raise NotLocal(f"literal {text}") from None
+
+
+def _comparable(a: str, b: str) -> None:
+    numbers = ("integer", "float")
+    if a == "null" or b == "null" or a == b or (a in numbers and b in numbers):
+        return
+    raise NotLocal(f"a comparison of {a} with {b}")
+
+
+def _numeric(a: str, b: str) -> str:
+    if a not in ("integer", "float", "null") or b not in ("integer", "float", "null"):
+        raise NotLocal("arithmetic on something other than numbers")
+    return "float" if "float" in (a, b) else "integer"
+
+
+_COMPARISONS: dict[type, str] = {
+    exp.EQ: "=",
+    exp.NEQ: "<>",
+    exp.GT: ">",
+    exp.GTE: ">=",
+    exp.LT: "<",
+    exp.LTE: "<=",
+    exp.NullSafeEQ: "IS NOT DISTINCT FROM",
+}
+_ARITHMETIC: dict[type, str] = {exp.Add: "+", exp.Sub: "-", exp.Mul: "*"}
+
+_HANDLERS: dict[type, Callable[[Translator, Any], Relation]] = {
+    TableScan: Translator.table_scan,
+    Filter: Translator.filter,
+    Project: Translator.project,
+    Aggregate: Translator.aggregate,
+    Sort: Translator.sort,
+    Join: Translator.join,
+    Union: Translator.union,
+    VertexMatch: Translator.vertex_match,
+    EdgeMatch: Translator.edge_match,
+}

@@ -1,0 +1,353 @@
+"""The local engine (runtime.local) against the distributed path.
+
+Every query here runs twice, with ``geaflow.dsl.query.engine`` = local and =
+distributed, and must give the same rows; the generated ones are built only
+from what the local engine translates, so each must also have run locally
+(``result.extra["engine"]``).  Data: random graphs and tables with NULLs,
+negative numbers, repeated values and strings of mixed case, written as
+Parquet and as text files.
+"""
+
+from __future__ import annotations
+
+import random
+import threading
+import time
+
+import pyarrow as pa
+import pyarrow.parquet as pq
+import pytest
+
+from geaflow_sql import Session
+from geaflow_sql.core.errors import GeaflowError
+
+SEEDS = range(40)
+
+
+@pytest.fixture(scope="module")
+def session(spark, tmp_path_factory):
+    folder = tmp_path_factory.mktemp("local_engine")
+    s = Session(spark=spark, base_dir=str(folder))
+    s.folder = folder  # type: ignore[attr-defined]
+    return s
+
+
+def _rows(session, query: str, engine: str) -> tuple[list[tuple], str]:
+    session.execute(f"SET geaflow.dsl.query.engine = {engine}")
+    (result,) = session.execute(query)
+    return result.collect(), result.extra.get("engine", "")
+
+
+def both(session, query: str, ordered: bool = False) -> list[tuple]:
+    """The rows of ``query`` on both engines, checked equal; it ran locally."""
+    local, where = _rows(session, query, "local")
+    assert where == "local", (query, where)
+    spark_rows, _ = _rows(session, query, "distributed")
+    session.execute("SET geaflow.dsl.query.engine = auto")
+    if ordered:
+        assert local == spark_rows, query
+    else:
+        assert sorted(local, key=repr) == sorted(spark_rows, key=repr), query
+    return local
+
+
+# ----------------------------------------------------------------- the data
+def _maybe(rng: random.Random, value: object) -> object:
+    """``value``, or NULL a quarter of the time."""
+    return None if rng.random() < 0.25 else value
+
+
+def _graph_files(folder, rng: random.Random, tag: str) -> None:
+    n = rng.randint(1, 40)
+    ids = rng.sample(range(-20, 200), n)
+    names = ["a", "B", "b", "ab", "", None]
+    person = pa.table(
+        {
+            "id": pa.array(ids, pa.int64()),
+            "age": pa.array([_maybe(rng, rng.randint(-3, 90)) for _ in ids], pa.int32()),
+            "name": pa.array([rng.choice(names) for _ in ids], pa.string()),
+            "score": pa.array([rng.choice([None, -1.5, 0.0, 0.25, 2.0]) for _ in ids]),
+        }
+    )
+    m = rng.randint(0, 120)
+    ends = [*ids, 999]  # an edge may point at no vertex
+    knows = pa.table(
+        {
+            "src": pa.array([rng.choice(ends) for _ in range(m)], pa.int64()),
+            "dst": pa.array([rng.choice(ends) for _ in range(m)], pa.int64()),
+            "weight": pa.array([rng.choice([None, 0.5, 1.0, 2.5, -1.0]) for _ in range(m)]),
+            "since": pa.array([_maybe(rng, rng.randint(2000, 2010)) for _ in range(m)], pa.int32()),
+        }
+    )
+    pq.write_table(person, folder / f"person_{tag}.parquet")
+    pq.write_table(knows, folder / f"knows_{tag}.parquet")
+
+
+def _declare_graph(session, tag: str) -> None:
+    folder = session.folder
+    session.execute(
+        f"""
+        CREATE TABLE person_{tag} (id bigint, age int, name varchar, score double)
+          WITH (type='file', format='parquet',
+                geaflow.dsl.file.path='{folder / f"person_{tag}.parquet"}');
+        CREATE TABLE knows_{tag} (src bigint, dst bigint, weight double, since int)
+          WITH (type='file', format='parquet',
+                geaflow.dsl.file.path='{folder / f"knows_{tag}.parquet"}');
+        CREATE GRAPH g_{tag} (
+          Vertex person USING person_{tag} WITH ID(id),
+          Edge knows USING knows_{tag} WITH ID(src, dst)
+        ) WITH (storeType='memory');
+        USE GRAPH g_{tag};
+        """
+    )
+
+
+# ------------------------------------------------------------ the generator
+def _vertex_condition(rng: random.Random, v: str) -> str:
+    choices = [
+        f"{v}.age > {rng.randint(-5, 95)}",
+        f"{v}.age <= {rng.randint(-5, 95)}",
+        f"{v}.name = '{rng.choice(['a', 'B', 'b', 'ab', ''])}'",
+        f"{v}.name IS NULL",
+        f"{v}.score >= {rng.choice(['0.0', '0.25', '-1.5'])}",
+        f"{v}.id IN ({', '.join(str(rng.randint(-20, 200)) for _ in range(3))})",
+        f"{v}.age + {rng.randint(-3, 3)} < {rng.randint(0, 90)}",
+        f"NOT ({v}.age BETWEEN {rng.randint(0, 40)} AND {rng.randint(40, 90)})",
+    ]
+    picked = rng.sample(choices, rng.randint(1, 2))
+    return f" {rng.choice(['AND', 'OR'])} ".join(f"({c})" for c in picked)
+
+
+def _edge_condition(rng: random.Random, e: str) -> str:
+    choices = [
+        f"{e}.weight > {rng.choice(['0.5', '1.0', '-2.0'])}",
+        f"{e}.weight IS NULL",
+        f"{e}.since < {rng.randint(2000, 2010)}",
+        f"{e}.since * 2 >= {rng.randint(4000, 4020)}",
+    ]
+    return f"({rng.choice(choices)})"
+
+
+def match_query(rng: random.Random) -> tuple[str, bool]:
+    """A MATCH of 1-3 hops with conditions, and a RETURN the local engine runs."""
+    hops = rng.randint(1, 3)
+    names = ["a", "b", "c", "d"][: hops + 1]
+    parts = []
+    for i, v in enumerate(names):
+        cond = f" WHERE {_vertex_condition(rng, v)}" if rng.random() < 0.5 else ""
+        parts.append(f"({v}:person{cond})")
+        if i < hops:
+            e = f"e{i}"
+            arrow = rng.choice([("-", "->"), ("<-", "-"), ("-", "-")])
+            econd = f" WHERE {_edge_condition(rng, e)}" if rng.random() < 0.4 else ""
+            parts.append(f"{arrow[0]}[{e}:knows{econd}]{arrow[1]}")
+    pattern = "MATCH " + "".join(parts)
+    if rng.random() < 0.3:
+        pattern += f" WHERE {names[0]}.age < {names[-1]}.age + {rng.randint(0, 20)}"
+    last = names[-1]
+    kind = rng.choice(["rows", "count", "group", "ordered"])
+    if kind == "rows":
+        return (
+            f"{pattern} RETURN {names[0]}.id AS x, e0.weight AS w, {last}.name AS n, "
+            f"{last}.age - {names[0]}.age AS gap",
+            False,
+        )
+    if kind == "count":
+        return (
+            f"{pattern} RETURN count(*) AS n, count({last}.name) AS named, sum({last}.age) AS s",
+            False,
+        )
+    if kind == "group":
+        return (
+            f"{pattern} RETURN {names[0]}.name AS k, count(*) AS n, sum({last}.age) AS s, "
+            f"min(e0.weight) AS lo, max({last}.name) AS hi, avg({names[0]}.age) AS mean "
+            "GROUP BY k",
+            False,
+        )
+    # A total order: every returned column is a key, the ids make rows unique.
+    return (
+        f"{pattern} RETURN {names[0]}.id AS x, {last}.id AS y, e0.weight AS w "
+        f"ORDER BY x DESC, y, w NULLS LAST LIMIT {rng.randint(1, 8)}",
+        True,
+    )
+
+
+def sql_query(rng: random.Random, tag: str) -> tuple[str, bool]:
+    p, k = f"person_{tag}", f"knows_{tag}"
+    kind = rng.choice(["filter", "join", "group", "union", "ordered"])
+    if kind == "filter":
+        return (
+            f"SELECT id, age * 2 AS twice, name FROM {p} WHERE {_vertex_condition(rng, p)}",
+            False,
+        )
+    if kind == "join":
+        how = rng.choice(["JOIN", "LEFT JOIN"])
+        return (
+            f"SELECT x.id, y.dst, y.weight FROM {p} x {how} {k} y ON x.id = y.src "
+            f"WHERE {_vertex_condition(rng, 'x')}",
+            False,
+        )
+    if kind == "group":
+        return (
+            f"SELECT name, count(*) AS n, count(DISTINCT age) AS ages, sum(age) AS s, "
+            f"min(score) AS lo, max(score) AS hi FROM {p} GROUP BY name",
+            False,
+        )
+    if kind == "union":
+        word = rng.choice(["UNION", "UNION ALL"])
+        return f"SELECT src AS v FROM {k} {word} SELECT id AS v FROM {p}", False
+    return (
+        f"SELECT id, age FROM {p} ORDER BY age DESC NULLS LAST, id LIMIT {rng.randint(1, 9)}",
+        True,
+    )
+
+
+# -------------------------------------------------------------------- tests
+@pytest.mark.parametrize("seed", SEEDS)
+def test_generated_match_and_sql_give_the_same_rows_on_both_engines(session, seed):
+    rng = random.Random(seed)
+    tag = f"s{seed}"
+    _graph_files(session.folder, rng, tag)
+    _declare_graph(session, tag)
+    for _ in range(3):
+        query, ordered = match_query(rng)
+        both(session, query, ordered)
+    for _ in range(2):
+        query, ordered = sql_query(rng, tag)
+        both(session, query, ordered)
+
+
+@pytest.fixture(scope="module")
+def people(session):
+    """The module's session, with a text table ``people`` (id, name, age, w) with empty fields."""
+    folder = session.folder
+    (folder / "people.txt").write_text(
+        "1,Ann,30,1.5\n2,bob,,2.0\n3,,41,\n4,Dan,-7,0.0\n", encoding="utf-8"
+    )
+    session.execute(
+        f"CREATE TABLE people (id bigint, name varchar, age int, w double) "
+        f"WITH (type='file', geaflow.dsl.file.path='{folder / 'people.txt'}')"
+    )
+    return session
+
+
+def test_the_local_engine_reads_a_text_table_as_the_spark_path_does(people):
+    session = people
+    rows = both(session, "SELECT id, name, age, w FROM people WHERE age IS NULL OR age > 0")
+    assert sorted(rows) == [(1, "Ann", 30, 1.5), (2, "bob", None, 2.0), (3, "", 41, None)]
+
+
+def test_a_changed_file_is_read_again(session):
+    path = session.folder / "changing.txt"
+    path.write_text("1\n2\n", encoding="utf-8")
+    session.execute(
+        f"CREATE TABLE changing (x bigint) WITH (type='file', geaflow.dsl.file.path='{path}')"
+    )
+    assert both(session, "SELECT sum(x) AS s FROM changing") == [(3,)]
+    time.sleep(0.01)
+    path.write_text("1\n2\n30\n", encoding="utf-8")
+    assert both(session, "SELECT sum(x) AS s FROM changing") == [(33,)]
+
+
+@pytest.mark.parametrize(
+    "query, reason",
+    [
+        ("SELECT upper(name) FROM people", "expression"),
+        ("SELECT id / 2 FROM people", "expression"),
+        ("SELECT sum(w) FROM people", "aggregate SUM of float"),
+        ("SELECT a.id FROM people a, people b", "cross join"),
+        ("SELECT CAST(w AS int) FROM people", "cast"),
+    ],
+)
+def test_what_the_local_engine_does_not_run_the_same_way_runs_distributed(people, query, reason):
+    session = people
+    session.execute("SET geaflow.dsl.query.engine = auto")
+    (result,) = session.execute(query)
+    where = result.extra.get("engine", "")
+    assert where.startswith("distributed: the local engine does not run"), where
+    assert reason in where
+    result.collect()
+
+
+def test_inputs_over_the_size_limit_run_distributed(people):
+    session = people
+    session.execute("SET geaflow.dsl.query.local.max.bytes = 10")
+    try:
+        (result,) = session.execute("SELECT id FROM people")
+        assert "over geaflow.dsl.query.local.max.bytes" in result.extra["engine"]
+        # 'local' runs it locally whatever its size.
+        assert sorted(both(session, "SELECT id FROM people WHERE id < 3")) == [(1,), (2,)]
+    finally:
+        session.execute("SET geaflow.dsl.query.local.max.bytes = 67108864")
+
+
+def test_an_integer_overflow_gives_sparks_answer(session):
+    path = session.folder / "big.txt"
+    path.write_text("2147483647\n1\n", encoding="utf-8")
+    session.execute(
+        f"CREATE TABLE bigint_t (x int) WITH (type='file', geaflow.dsl.file.path='{path}')"
+    )
+    session.execute("SET geaflow.dsl.query.engine = local")
+    (result,) = session.execute("SELECT x + 1 AS y FROM bigint_t")
+    # DuckDB raises on the overflow that Spark wraps: the query runs on Spark.
+    assert result.extra["engine"].startswith("distributed: the local engine failed")
+    assert sorted(result.collect()) == [(-2147483648,), (2,)]
+    session.execute("SET geaflow.dsl.query.engine = auto")
+
+
+def test_a_local_result_is_also_a_dataframe(people):
+    session = people
+    session.execute("SET geaflow.dsl.query.engine = auto")
+    result = session.sql("SELECT id, name FROM people WHERE id <= 2")
+    assert sorted(result.collect()) == [(1, "Ann"), (2, "bob")]
+    assert sorted(tuple(r) for r in result.dataframe.collect()) == [(1, "Ann"), (2, "bob")]
+
+
+def test_a_long_local_query_is_cancelled(session):
+    path = session.folder / "same.txt"
+    path.write_text("1\n" * 3000, encoding="utf-8")
+    session.execute(
+        f"CREATE TABLE same (k bigint) WITH (type='file', geaflow.dsl.file.path='{path}')"
+    )
+    session.execute("SET geaflow.dsl.query.engine = local")
+    outcome: dict[str, object] = {}
+
+    def run() -> None:
+        try:
+            # 3,000^3 rows meet on one key: minutes of work.
+            session.execute(
+                "SELECT count(*) FROM same a JOIN same b ON a.k = b.k JOIN same c ON b.k = c.k"
+            )
+        except GeaflowError as err:
+            outcome["error"] = err
+
+    worker = threading.Thread(target=run)
+    worker.start()
+    time.sleep(3.0)
+    assert worker.is_alive(), outcome
+    started = time.monotonic()
+    while worker.is_alive() and time.monotonic() - started < 30:
+        session.cancel()
+        worker.join(0.2)
+    assert not worker.is_alive()
+    assert "cancelled" in str(outcome.get("error")), outcome
+    session.execute("SET geaflow.dsl.query.engine = auto")
+
+
+def test_explain_and_the_cycle_trace_show_where_a_query_runs(people):
+    session = people
+    session.execute("SET geaflow.dsl.query.engine = auto; SET geaflow.dsl.trace.cycles = true")
+    try:
+        text = session.explain("SELECT id FROM people WHERE id > 1")
+        assert "== Engine ==\nlocal: one DuckDB query" in text
+        assert "FROM input0" in text
+        (result,) = session.execute("SELECT id FROM people WHERE id > 1")
+        assert result.extra["engine"] == "local"
+        # The local run is the statement's root group, one round.
+        events = result.extra["cycles"]
+        assert {cycle for cycle, _, _ in events} == {0}
+        assert [kind for _, kind, _ in events].count("execute") == 1
+        text = session.explain("SELECT upper(name) FROM people")
+        assert "== Engine ==\ndistributed: the local engine does not run expression" in text
+    finally:
+        session.execute("SET geaflow.dsl.trace.cycles = false")
