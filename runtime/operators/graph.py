@@ -19,7 +19,7 @@ from planner.graph_nodes import EdgeMatch, GraphAlgorithm, GraphLabelScan, Verte
 from runtime.algorithms.base import AlgorithmGraph
 from runtime.algorithms.registry import implementation
 from runtime.env import Env
-from runtime.expressions import column
+from runtime.expressions import column, spark_sql
 from runtime.stores.written import written_since
 
 
@@ -127,13 +127,10 @@ def _filtered(df: Any, name: str, condition: Any) -> Any:
     """Apply a filter bound over one field (``c0``) to the struct column ``name``."""
     if condition is None:
         return df
-    return df.select(df[name].alias("c0")).where(column(condition)).select(df_col("c0").alias(name))
+    return df.selectExpr(f"{name} AS c0").where(spark_sql(condition)).selectExpr(f"c0 AS {name}")
 
 
-def df_col(name: str) -> Any:
-    from pyspark.sql import functions as F
-
-    return F.col(name)
+# The joins and projections below are SQL text too (one round trip each).
 
 
 def vertex_match(env: Env, node: VertexMatch, inputs: list[Any]) -> Any:
@@ -141,19 +138,19 @@ def vertex_match(env: Env, node: VertexMatch, inputs: list[Any]) -> Any:
 
     vertices = vertex_values(env, node.graph, node.labels, node.vertex_type)
     if node.input is None:
-        out = vertices.select(F.col("v").alias("c0"))
+        out = vertices.selectExpr("v AS c0")
         if node.filter is not None:
-            out = out.where(column(node.filter))
+            out = out.where(spark_sql(node.filter))
         return out
     base = inputs[0]
     n = len(node.input.schema)
-    right = vertices.select(F.col("v").alias(f"c{n}"))
+    right = vertices.selectExpr(f"v AS c{n}")
     if node.id_key is not None:
-        joined = base.join(right, F.col(f"c{node.id_key}") == F.col(f"c{n}.`~id`"), "inner")
+        joined = base.join(right, F.expr(f"c{node.id_key} = c{n}.`~id`"), "inner")
     else:
         joined = base.crossJoin(right)
     if node.filter is not None:
-        joined = joined.where(column(node.filter))
+        joined = joined.where(spark_sql(node.filter))
     return joined
 
 
@@ -168,24 +165,22 @@ def edge_match(env: Env, node: EdgeMatch, inputs: list[Any]) -> Any:
         "e",
         node.edge_filter,
     )
-    cursor = F.col(f"c{node.source}.`~id`")
     if not node.is_loop:
-        expanded = path.join(edges, cursor == F.col("e.`~src`"), "inner")
-        ends = expanded.select(*names, F.col("e").alias("__edge"), F.col("e.`~dst`").alias("__at"))
+        expanded = path.join(edges, F.expr(f"c{node.source}.`~id` = e.`~src`"), "inner")
+        ends = expanded.selectExpr(*names, "e AS __edge", "e.`~dst` AS __at")
     else:
         ends = _loop(env, node, path, edges, names)
     if node.edge_only:
-        return ends.select(*names, F.col("__edge").alias(f"c{n}"))
+        return ends.selectExpr(*names, f"__edge AS c{n}")
     if node.target_bound is not None:
-        bound = F.col(f"c{node.target_bound}.`~id`")
-        out = ends.where(F.col("__at") == bound)
-        return out.select(*names, F.col("__edge").alias(f"c{n}"))
+        out = ends.where(f"__at = c{node.target_bound}.`~id`")
+        return out.selectExpr(*names, f"__edge AS c{n}")
     vertices = _filtered(
         vertex_values(env, node.graph, node.target_labels, node.vertex_type),
         "v",
         node.target_filter,
     )
-    meets = F.col("__at") == F.col("v.`~id`")
+    meets = F.expr("__at = v.`~id`")
     if node.is_loop:
         # A run of no hops ends at its start vertex itself (not at another
         # label's vertex with the same id); a run of hops ends at a vertex
@@ -201,7 +196,7 @@ def edge_match(env: Env, node: EdgeMatch, inputs: list[Any]) -> Any:
             hopped = hopped | ((F.col("__hops") == 0) & (F.col("v.`~label`") == start_label))
         meets = meets & hopped
     joined = ends.join(vertices, meets, "inner")
-    return joined.select(*names, F.col("__edge").alias(f"c{n}"), F.col("v").alias(f"c{n + 1}"))
+    return joined.selectExpr(*names, f"__edge AS c{n}", f"v AS c{n + 1}")
 
 
 def _body_test(node: EdgeMatch) -> Any:

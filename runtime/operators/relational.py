@@ -87,11 +87,12 @@ def values(env: Env, node: Values, inputs: list[Any]) -> Any:
 
 def project(env: Env, node: Project, inputs: list[Any]) -> Any:
     df = inputs[0]
-    return df.select(*[column(e).alias(f"c{i}") for i, e in enumerate(node.exprs)])
+    # One SQL projection (a Column per expression costs round trips each).
+    return df.selectExpr(*[f"{spark_sql(e)} AS c{i}" for i, e in enumerate(node.exprs)])
 
 
 def filter_(env: Env, node: Filter, inputs: list[Any]) -> Any:
-    return inputs[0].where(column(node.condition))
+    return inputs[0].where(spark_sql(node.condition))
 
 
 def aggregate_expression(call: AggCall, input_types: list[Any]) -> Any:

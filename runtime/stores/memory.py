@@ -33,9 +33,9 @@ _EMPTY: dict[tuple[tuple[str, str], ...], Any] = {}
 def fresh_columns(df: Any, names: list[str]) -> Any:
     """``df``'s columns ``names`` under new aliases: a frame used on both sides
     of a join (a pattern that joins a label to itself) needs distinct columns."""
-    from pyspark.sql import functions as F
-
-    return df.select(*[F.col(f"`{n}`").alias(n) for n in names])
+    # One SQL projection: a Column per name would be py4j round trips each.
+    quoted = [f"`{n.replace('`', '``')}`" for n in names]
+    return df.selectExpr(*[f"{q} AS {q}" for q in quoted])
 
 
 def empty_frame(spark: Any, info: Any) -> Any:
