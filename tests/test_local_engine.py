@@ -351,3 +351,38 @@ def test_explain_and_the_cycle_trace_show_where_a_query_runs(people):
         assert "== Engine ==\ndistributed: the local engine does not run expression" in text
     finally:
         session.execute("SET geaflow.dsl.trace.cycles = false")
+
+
+# Calls whose rows the local engine computes with the kernel the algorithm
+# engine runs inside a Spark task; {v} is a vertex id of the graph.
+CALLS = [
+    "page_rank(0.85, 0.0, 10) YIELD (id, pr)",
+    "wcc() YIELD (id, c)",
+    "cc() YIELD (id, c)",
+    "lpa(5) YIELD (id, c)",
+    "kcore(2) YIELD (id, c)",
+    "sssp({v}) YIELD (id, c)",
+    "khop({v}, 2) YIELD (id, c)",
+    "closeness_centrality({v}) YIELD (id, c)",
+    "triangle_count() YIELD (id, c)",
+    "cluster_coefficient() YIELD (id, c)",
+    "louvain() YIELD (id, c)",
+    "common_neighbors({v}, {w}) YIELD (id)",
+]
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_algorithm_calls_give_the_same_rows_on_both_engines(session, seed):
+    rng = random.Random(1000 + seed)
+    tag = f"a{seed}"
+    _graph_files(session.folder, rng, tag)
+    _declare_graph(session, tag)
+    (ids,) = session.execute(f"SELECT id FROM person_{tag}")
+    some = [r[0] for r in ids.collect()]
+    for call in CALLS:
+        text = call.format(v=rng.choice(some), w=rng.choice(some))
+        query = f"CALL {text} RETURN *"
+        both(session, query)
+        # And consumed by SQL in the same local query.
+        if "c)" in text:
+            both(session, f"CALL {text} RETURN c, count(*) AS n GROUP BY c")

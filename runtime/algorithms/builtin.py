@@ -36,6 +36,10 @@ GRAPHFRAMES_PACKAGE = "io.graphframes:graphframes-spark4_2.13:0.12.1"
 
 class BuiltinAlgorithm(Algorithm):
     has_graphframes = False
+    # Whether ``run``, outside a windowed job, is this class's own ``run`` below
+    # (an incremental algorithm that overrides it only for windows says so):
+    # the local query engine then calls the ``local`` kernel itself.
+    batch_run_is_kernel = True
     # Whether the result depends on which vertices share a GeaFlow task (see triangles).
     uses_shards = False
 

@@ -53,7 +53,15 @@ class LocalPlan:
     def run(self, runs: LocalRuns | None = None) -> Outcome:
         """Its rows (the inputs copied out of Spark the first time), or why not."""
         try:
-            tables = [(s, COPIES.get(s.key)) for s in self.translation.sources]
+            rows: dict[str, Any] = {}
+            for s in self.translation.sources:
+                if s.compute is None:
+                    rows[s.name] = COPIES.get(s.key).rename_columns(s.columns)
+                else:
+                    rows[s.name] = s.compute(rows)
+            tables = [(s, rows[s.name]) for s in self.translation.sources]
+        except NotLocal as why:
+            return Outcome(None, f"the local engine does not run {why}")
         except Exception as err:  # noqa: BLE001 - Spark's own path reports it
             return Outcome(None, f"reading its inputs failed locally ({type(err).__name__})")
         return _execute(self.translation.sql, tables, self.schema, runs)
@@ -69,7 +77,7 @@ def plan(env: Env, root: Any) -> LocalPlan | str:
         return f"{root.kind} runs on Spark"
     sizes: dict[int, int] = {}
     try:
-        translation = Translator(_inputs(env, sizes)).translate(root)
+        translation = Translator(_inputs(env, sizes), config).translate(root)
     except NotLocal as why:
         return f"the local engine does not run {why}"
     total = sum(sizes.values())
@@ -149,7 +157,7 @@ def _execute(
     error: Exception | None = None
     try:
         for source, table in tables:
-            con.register(source.name, table.rename_columns(source.columns))
+            con.register(source.name, table)
         result = con.sql(sql).to_arrow_table()
     except duckdb.Error as err:
         error = err

@@ -41,7 +41,7 @@ from sqlglot import exp
 
 from geaflow_sql.core import types as T
 from planner.expressions import ref_index, type_of
-from planner.graph_nodes import EdgeMatch, VertexMatch
+from planner.graph_nodes import EdgeMatch, GraphAlgorithm, VertexMatch
 from planner.logical import (
     Aggregate,
     CollectSink,
@@ -96,7 +96,7 @@ def duck_type(t: Any) -> str:
     raise NotLocal(f"type {t}")
 
 
-def _widens(source: Any, target: Any) -> bool:
+def widens(source: Any, target: Any) -> bool:
     """Does a cast from ``source`` to ``target`` keep every value (both engines alike)?"""
     if source == target:
         return True
@@ -174,12 +174,16 @@ class Relation:
 
 @dataclass
 class Source:
-    """An input the query reads: rows of a scan, registered under ``name``."""
+    """An input the query reads: rows of a scan, registered under ``name``
+    (or rows computed from other sources' rows: an algorithm's output)."""
 
     name: str
     key: Any  # what identifies the input (the scan object)
     columns: list[str]  # the input's column names
     types: list[Any]  # their GeaFlow types
+    # For a computed input: its Arrow rows from the Arrow rows of the sources
+    # before it (by source name).
+    compute: Callable[[dict[str, Any]], Any] | None = None
 
 
 # Given a TableScan node or (graph, label, is_vertex): the scan and its
@@ -194,8 +198,9 @@ class Translation:
 
 
 class Translator:
-    def __init__(self, inputs: Inputs) -> None:
+    def __init__(self, inputs: Inputs, config: Any = None) -> None:
         self.inputs = inputs
+        self.config = config
         self.ctes: list[tuple[str, str]] = []
         self.sources: list[Source] = []
         self._memo: dict[int, Relation] = {}
@@ -466,7 +471,7 @@ class Translator:
             target = duck_type(f.type)
             if found is None:
                 return f"CAST(NULL AS {target})"
-            if not _widens(found[1], f.type):
+            if not widens(found[1], f.type):
                 raise NotLocal(f"a cast of {found[1]} to {f.type}")
             return f"CAST({q(found[0])} AS {target})"
 
@@ -561,6 +566,38 @@ class Translator:
             path.slots + [eslot, vslot],
         )
 
+    def graph_algorithm(self, node: GraphAlgorithm) -> Relation:
+        """A built-in algorithm's numpy kernel over the graph's rows, as an input.
+
+        The kernel is the one the local algorithm engine runs inside a Spark
+        task, given the same one-table layout (``union_frame``): vertices
+        first, in storage order, then edges."""
+        from .algorithms import local_call
+
+        slots = slots_for(node.schema)
+        if any(s.properties for s in slots):
+            raise NotLocal("an algorithm that returns vertices or edges")
+        graph = node.graph
+        labels = [(info, True) for info in graph.vertices] + [(info, False) for info in graph.edges]
+        sources = [
+            (info, is_vertex, self._source((graph, info.label, is_vertex)))
+            for info, is_vertex in labels
+        ]
+        call = local_call(
+            node, self.config, [(info, v, s.columns, s.types) for info, v, s in sources]
+        )
+        names = [s.name for _, _, s in sources]
+        source = Source(
+            f"input{len(self.sources)}",
+            ("algorithm", id(node)),
+            [f"c{i}" for i in range(len(slots))],
+            [f.type for f in node.schema],
+            compute=lambda tables: call([tables[n] for n in names]),
+        )
+        self.sources.append(source)
+        cols = ", ".join(q(s.column) for s in slots)
+        return self._add(f"SELECT {cols} FROM {source.name}", slots)
+
     # ----------------------------------------------------------- expressions
     def condition(self, e: exp.Expression, slots: list[Slot]) -> str:
         text, fam = self._expr(e, slots)
@@ -641,7 +678,7 @@ class Translator:
             target = type_of(e)
             if fa == "null":
                 return f"CAST(NULL AS {duck_type(target)})", family(target)
-            if not _widens(source, target):
+            if not widens(source, target):
                 raise NotLocal(f"a cast of {source} to {target}")
             return f"CAST({a} AS {duck_type(target)})", family(target)
         raise NotLocal(f"expression {type(e).__name__}")
@@ -720,4 +757,5 @@ _HANDLERS: dict[type, Callable[[Translator, Any], Relation]] = {
     Union: Translator.union,
     VertexMatch: Translator.vertex_match,
     EdgeMatch: Translator.edge_match,
+    GraphAlgorithm: Translator.graph_algorithm,
 }

@@ -58,6 +58,7 @@ from .paths import AllSourceShortestPath, format_path_values
 
 
 class IncWeakConnectedComponents(BuiltinAlgorithm):
+    batch_run_is_kernel = False  # its run is its own, windows or not
     signature = builtin_signature("inc_wcc")
 
     def run(self, ctx: CallContext, graph: AlgorithmGraph, args: list[Any]) -> Any:
@@ -107,6 +108,7 @@ def merge_components(labels: np.ndarray, src: np.ndarray, dst: np.ndarray) -> np
 
 
 class IncKHop(BuiltinAlgorithm):
+    batch_run_is_kernel = False  # its run is its own, windows or not
     signature = builtin_signature("inc_khop")
 
     def run(self, ctx: CallContext, graph: AlgorithmGraph, args: list[Any]) -> Any:
