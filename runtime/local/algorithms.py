@@ -23,7 +23,7 @@ from runtime.algorithms.local_graph import EDGE_PROP, KIND, LABEL, VERTEX_PROP, 
 from runtime.algorithms.options import run_options
 from runtime.algorithms.registry import implementation
 
-from .translate import NotLocal, widens
+from .types import NotLocal, widens
 
 # (label info, is a vertex label, its columns, their GeaFlow types)
 Label = tuple[Any, bool, list[str], list[Any]]

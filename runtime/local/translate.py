@@ -54,59 +54,8 @@ from planner.logical import (
     Union,
 )
 
-
-class NotLocal(Exception):
-    """The plan has something the local engine does not run the same way."""
-
-
-# GeaFlow type name -> DuckDB type, for the types the local engine keeps.
-DUCK_TYPES = {
-    "BOOLEAN": "BOOLEAN",
-    "TINYINT": "TINYINT",
-    "SMALLINT": "SMALLINT",
-    "INTEGER": "INTEGER",
-    "BIGINT": "BIGINT",
-    "FLOAT": "FLOAT",
-    "DOUBLE": "DOUBLE",
-    "VARCHAR": "VARCHAR",
-}
-_INTEGERS = ("TINYINT", "SMALLINT", "INTEGER", "BIGINT")
-_FLOATS = ("FLOAT", "DOUBLE")
-
-
-def family(t: Any) -> str:
-    """number | string | boolean | null of a scalar type the engine keeps."""
-    if isinstance(t, T.SqlType):
-        if t.name in _INTEGERS:
-            return "integer"
-        if t.name in _FLOATS:
-            return "float"
-        if t.name == "VARCHAR":
-            return "string"
-        if t.name == "BOOLEAN":
-            return "boolean"
-        if t.name == "NULL":
-            return "null"
-    raise NotLocal(f"type {t}")
-
-
-def duck_type(t: Any) -> str:
-    if isinstance(t, T.SqlType) and t.name in DUCK_TYPES:
-        return DUCK_TYPES[t.name]
-    raise NotLocal(f"type {t}")
-
-
-def widens(source: Any, target: Any) -> bool:
-    """Does a cast from ``source`` to ``target`` keep every value (both engines alike)?"""
-    if source == target:
-        return True
-    s, t = family(source), family(target)
-    if s == "integer" and t == "integer":
-        return _INTEGERS.index(source.name) <= _INTEGERS.index(target.name)
-    if s == "float" and t == "float":
-        return source.name == "FLOAT" or target.name == "DOUBLE"
-    # An integer as a double is exact below 2^53 in both engines' conversion.
-    return s == "integer" and target.name == "DOUBLE"
+from .algorithms import local_call
+from .types import FLOATS, NotLocal, duck_type, family, widens
 
 
 def q(name: str) -> str:
@@ -572,8 +521,6 @@ class Translator:
         The kernel is the one the local algorithm engine runs inside a Spark
         task, given the same one-table layout (``union_frame``): vertices
         first, in storage order, then edges."""
-        from .algorithms import local_call
-
         slots = slots_for(node.schema)
         if any(s.properties for s in slots):
             raise NotLocal("an algorithm that returns vertices or edges")
@@ -705,7 +652,7 @@ class Translator:
         _check_number(text)
         if any(ch in text for ch in ".eE"):
             t = type_of(e)
-            if isinstance(t, T.SqlType) and t.name in _FLOATS:
+            if isinstance(t, T.SqlType) and t.name in FLOATS:
                 return f"CAST({text} AS {t.name})", "float"
             raise NotLocal("a decimal literal")
         value = int(text)
