@@ -396,3 +396,12 @@ def test_a_scan_is_built_once_while_its_files_and_settings_stay_the_same(
     shifted = session.sql(query).collect()
     assert len(builds) == 5
     assert [r[1] for r in shifted] == [r[1] - 8 * 3600 for r in first[:1]] * 3
+
+    # A setting the read does not depend on keeps the scan; one it does builds it again.
+    session.execute("SET geaflow.dsl.profile = true; SET geaflow.dsl.query.engine = distributed")
+    assert session.sql(query).collect() == shifted
+    assert len(builds) == 5
+    session.execute("SET geaflow.dsl.column.separator = ';'")
+    with pytest.raises(DataError):
+        session.sql(query).collect()  # each line is now one field: a bad row
+    assert len(builds) == 6

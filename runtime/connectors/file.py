@@ -36,6 +36,12 @@ IGNORE_EXCEPTION = "geaflow.dsl.ignore.exception"
 # The column Spark's csv/json readers put a malformed record's text in.
 BAD_RECORD = "__geaflow_bad_record"
 FORMATS = ("text", "csv", "json", "parquet", "orc")
+# The options a scan is built from (``option`` below reads no others when
+# reading): the kept scan's key holds these, not the whole job configuration,
+# so a SET of an unrelated key (the profile, the query engine) keeps the scan.
+READ_OPTIONS = frozenset(
+    k.lower() for k in ("format", PATH, NAME_REGEX, SEPARATOR, "header", BAD_ROWS, IGNORE_EXCEPTION)
+)
 
 
 def option(options: dict[str, Any], key: str, default: Any = None) -> Any:
@@ -176,7 +182,11 @@ class FileConnector(Connector):
         key = (
             fmt,
             stamps,
-            tuple(sorted((str(k), str(v)) for k, v in req.options.items())),
+            tuple(
+                sorted(
+                    (k.lower(), str(v)) for k, v in req.options.items() if k.lower() in READ_OPTIONS
+                )
+            ),
             req.table.name,
             tuple((c.name, str(c.type)) for c in req.table.columns),
             tuple(req.projection),
