@@ -200,13 +200,19 @@ class ScriptRun:
         spark = self._ready_spark(prepared)
         scheduler = self._scheduler()
         env = Evaluator(self.ctx, prepared, scheduler).env()
+        # Scans built while planning locally may register bad-row counters
+        # (Observations) that no Spark action will fill: a statement that
+        # goes to Spark forgets them, or reading its counts would wait for them.
+        observed = len(self.ctx.bad_row_observations)
         with phase("local"):
             local = plan_local(env, prepared.plans[0])
             if isinstance(local, str):
+                del self.ctx.bad_row_observations[observed:]
                 return None, local
             with self.jobs.tagged(spark):
                 cycle = LocalCycle(prepared.execution.root.id, local, self.jobs.local)
                 outcome = scheduler.run(cycle)
+        del self.ctx.bad_row_observations[observed:]
         if outcome.table is None:
             return None, outcome.reason
         schema = prepared.plans[0].schema

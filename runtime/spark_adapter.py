@@ -472,6 +472,28 @@ def known_empty(df: Any) -> bool:
         return False
 
 
+def fits_broadcast(df: Any) -> bool:
+    """Would Spark broadcast this frame as a join side on its own estimate?
+
+    Spark's size estimate of the optimized plan (file sizes scaled to the
+    columns read) against ``spark.sql.autoBroadcastJoinThreshold``.  False
+    when unsure, when broadcasting is switched off, and on Spark Connect
+    (whose client has no plan statistics): the join is then left to Spark.
+    """
+    if is_connect(df.sparkSession):
+        return False
+    try:
+        # The session's value as Spark reads it (a user may write "10MB").
+        conf = df.sparkSession._jsparkSession.sessionState().conf()  # noqa: SLF001
+        threshold = int(conf.autoBroadcastJoinThreshold())
+        if threshold <= 0:
+            return False
+        size = df._jdf.queryExecution().optimizedPlan().stats().sizeInBytes()  # noqa: SLF001
+        return int(str(size)) <= threshold
+    except Exception:  # noqa: BLE001 - an optimisation only
+        return False
+
+
 _PY4J_COUNTERS: list[Any] = []
 
 

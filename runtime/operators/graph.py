@@ -20,6 +20,7 @@ from runtime.algorithms.base import AlgorithmGraph
 from runtime.algorithms.registry import implementation
 from runtime.env import Env
 from runtime.expressions import column, spark_sql
+from runtime.spark_adapter import fits_broadcast
 from runtime.stores.written import written_since
 
 
@@ -180,6 +181,10 @@ def edge_match(env: Env, node: EdgeMatch, inputs: list[Any]) -> Any:
         "v",
         node.target_filter,
     )
+    if not node.is_loop:
+        joined = _target_first(path, edges, vertices, node, n)
+        if joined is not None:
+            return joined.selectExpr(*names, f"e AS c{n}", f"v AS c{n + 1}")
     meets = F.expr("__at = v.`~id`")
     if node.is_loop:
         # A run of no hops ends at its start vertex itself (not at another
@@ -197,6 +202,28 @@ def edge_match(env: Env, node: EdgeMatch, inputs: list[Any]) -> Any:
         meets = meets & hopped
     joined = ends.join(vertices, meets, "inner")
     return joined.selectExpr(*names, f"__edge AS c{n}", f"v AS c{n + 1}")
+
+
+def _target_first(path: Any, edges: Any, vertices: Any, node: EdgeMatch, n: int) -> Any | None:
+    """The hop as ``path ⋈ (edges ⋈ targets)`` when that is the cheaper order, else None.
+
+    Joining the path to the edges first carries every edge the path reaches
+    to the target's filter; when the target has a filter and its vertices
+    are small enough to broadcast, the edges that reach a passing target are
+    found first, by probing that broadcast as the edges stream past.  That
+    side has no more rows than the edges, so it is broadcast to the path
+    when the edges would have been (Spark's estimate, by the columns every
+    hop reads); otherwise Spark chooses the join.  (The path has already
+    been expanded: a hop never reorders hops.)
+    """
+    from pyspark.sql import functions as F
+
+    if node.target_filter is None or not fits_broadcast(vertices):
+        return None
+    reaching = edges.join(F.broadcast(vertices), F.expr("e.`~dst` = v.`~id`"), "inner")
+    if fits_broadcast(edges.selectExpr("e.`~src`", "e.`~dst`")):
+        reaching = F.broadcast(reaching)
+    return path.join(reaching, F.expr(f"c{node.source}.`~id` = e.`~src`"), "inner")
 
 
 def _body_test(node: EdgeMatch) -> Any:
