@@ -472,6 +472,20 @@ def known_empty(df: Any) -> bool:
         return False
 
 
+def estimated_bytes(df: Any) -> int | None:
+    """Spark's estimate of a frame's size (its optimized plan's statistics:
+    file sizes scaled to the columns read, exact for local rows), or None
+    when there is none to be had (Spark Connect's client has no statistics).
+    An estimate, not a bound: a join's is its inputs' product, so large."""
+    if is_connect(df.sparkSession):
+        return None
+    try:
+        size = df._jdf.queryExecution().optimizedPlan().stats().sizeInBytes()  # noqa: SLF001
+        return int(str(size))
+    except Exception:  # noqa: BLE001 - an optimisation only
+        return None
+
+
 def fits_broadcast(df: Any) -> bool:
     """Would Spark broadcast this frame as a join side on its own estimate?
 
@@ -488,10 +502,10 @@ def fits_broadcast(df: Any) -> bool:
         threshold = int(conf.autoBroadcastJoinThreshold())
         if threshold <= 0:
             return False
-        size = df._jdf.queryExecution().optimizedPlan().stats().sizeInBytes()  # noqa: SLF001
-        return int(str(size)) <= threshold
     except Exception:  # noqa: BLE001 - an optimisation only
         return False
+    size = estimated_bytes(df)
+    return size is not None and size <= threshold
 
 
 _PY4J_COUNTERS: list[Any] = []

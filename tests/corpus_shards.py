@@ -147,8 +147,18 @@ def assert_listed_cases_pass_with_rules_off(
     spark: Any, corpus: Path, work: Path, suites: Any, at_least: int
 ) -> None:
     """Every listed case of ``suites`` passes with the optimizer switched off,
-    at least ``at_least`` of them ran, and no rule fired."""
-    off = run_shard(spark, corpus, work, suites, {"geaflow.dsl.optimizer.enabled": "false"})
+    at least ``at_least`` of them ran, and no rule fired.
+
+    These runs also keep every query on Spark (``geaflow.dsl.query.engine =
+    distributed``): with rules on, the queries the local engine runs go
+    there, so between them the two runs check both engines on the corpus."""
+    off = run_shard(
+        spark,
+        corpus,
+        work,
+        suites,
+        {"geaflow.dsl.optimizer.enabled": "false", "geaflow.dsl.query.engine": "distributed"},
+    )
     listed = set(must_pass())
     ran = [r for r in off.report.results if r.id in listed]
     assert len(ran) >= at_least, f"only {len(ran)} listed cases ran"

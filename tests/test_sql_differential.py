@@ -118,6 +118,9 @@ def run_set(spark, base_dir: str, index: int, count: int) -> list[str]:
     rng = random.Random(f"{SEED}:{index}")
     tables = sqlgen.random_tables(rng)
     conf = {"geaflow.dsl.optimizer.enabled": "false"} if index % 3 == 2 else {}
+    if index % 2:
+        # Spark itself: else the queries the local engine translates run in DuckDB.
+        conf["geaflow.dsl.query.engine"] = "distributed"
     session = Session(spark=spark, conf=conf, base_dir=base_dir)
     session.execute(sqlgen.geaflow_setup(tables))
     con = duckdb.connect()

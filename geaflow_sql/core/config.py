@@ -102,6 +102,12 @@ LOCAL_QUERY_MAX_BYTES = Key(
     64 << 20,
     "auto runs a query locally when the files it reads hold at most this many bytes",
 )
+STORE_LOCAL_MAX_BYTES = Key(
+    "geaflow.dsl.store.local.max.bytes",
+    64 << 20,
+    "a graph write Spark estimates at most this many bytes is collected to the driver once "
+    "and kept there too, so the local engine reads the label with no Spark job (0: never)",
+)
 CHECKPOINT_EVERY = Key(
     "geaflow.dsl.iteration.checkpoint.interval", 5, "cut lineage every k rounds of an iteration"
 )
@@ -162,6 +168,7 @@ KNOWN_KEYS: dict[str, Key] = {
         LOCAL_ITERATION_LIMIT,
         QUERY_ENGINE,
         LOCAL_QUERY_MAX_BYTES,
+        STORE_LOCAL_MAX_BYTES,
         CHECKPOINT_EVERY,
         CHECKPOINT_MODE,
         CHECKPOINT_DIR,

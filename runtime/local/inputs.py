@@ -59,3 +59,18 @@ class ArrowCopies:
 
 
 COPIES = ArrowCopies()
+
+
+class HeldRows:
+    """A graph label's rows already on the driver (``runtime.stores.arrow_parts``),
+    as the local engine's input for that label (no copy to make)."""
+
+    def __init__(self, table: Any) -> None:
+        self.table = table
+
+
+def rows_of(key: Any) -> Any:
+    """The Arrow rows of an input: held ones as they are, a kept scan's copy."""
+    if isinstance(key, HeldRows):
+        return key.table
+    return COPIES.get(key)

@@ -24,8 +24,11 @@ from runtime.connectors.scan_cache import SCANS
 from runtime.env import Env
 from runtime.jobs import LocalRuns
 from runtime.scheduler import ExecutionCycle, RoundOutcome
+from runtime.stores.arrow_parts import label_rows
+from runtime.stores.memory import MemoryStore
+from runtime.stores.persistent import PersistentStore
 
-from .inputs import COPIES
+from .inputs import HeldRows, rows_of
 from .translate import Inputs, NotLocal, Source, Translation, Translator
 
 ENGINES = ("auto", "local", "distributed")
@@ -57,7 +60,7 @@ class LocalPlan:
             rows: dict[str, Any] = {}
             for s in self.translation.sources:
                 if s.compute is None:
-                    rows[s.name] = COPIES.get(s.key).rename_columns(s.columns)
+                    rows[s.name] = rows_of(s.key).rename_columns(s.columns)
                 else:
                     rows[s.name] = s.compute(rows)
             tables = [(s, rows[s.name]) for s in self.translation.sources]
@@ -136,7 +139,7 @@ def _inputs(env: Env, sizes: dict[int, int]) -> Inputs:
         rows = getattr(store, "kept_rows", None)
         found = rows(env, label, is_vertex) if rows is not None else None
         if found is None:
-            raise NotLocal(f"label {label}, whose rows are not a kept table scan")
+            return _held(env, store, label, is_vertex, sizes)
         scan, table = found
         kept(scan)
         names = [c.name for c in table.columns]
@@ -145,6 +148,27 @@ def _inputs(env: Env, sizes: dict[int, int]) -> Inputs:
         return scan, names, [c.type for c in table.columns]
 
     return inputs
+
+
+def _held(
+    env: Env, store: Any, label: str, is_vertex: bool, sizes: dict[int, int]
+) -> tuple[Any, list[str], list[Any]]:
+    """A label's rows held on the driver by its store, as a local input."""
+    info = store.info(label, is_vertex)
+    parts = None
+    if isinstance(store, MemoryStore):
+        parts = store.local_parts(env, label, is_vertex)
+    elif isinstance(store, PersistentStore):
+        limit = env.ctx.config.get_int(LOCAL_QUERY_MAX_BYTES)
+        parts = store.local_parts(env, label, is_vertex, limit)
+    if parts is None:
+        raise NotLocal(f"label {label}, whose rows are neither a kept table scan nor held")
+    names = [c.name for c in info.fields]
+    if len({n.lower() for n in names}) != len(names):
+        raise NotLocal("columns whose names differ only in case")
+    held = HeldRows(label_rows(parts[0], info, is_vertex, parts[1]))
+    sizes[id(held)] = held.table.nbytes
+    return held, names, [c.type for c in info.fields]
 
 
 def _execute(

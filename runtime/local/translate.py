@@ -41,7 +41,7 @@ from sqlglot import exp
 
 from geaflow_sql.core import types as T
 from planner.expressions import ref_index, type_of
-from planner.graph_nodes import EdgeMatch, GraphAlgorithm, VertexMatch
+from planner.graph_nodes import EdgeMatch, GraphAlgorithm, GraphLabelScan, VertexMatch
 from planner.logical import (
     Aggregate,
     CollectSink,
@@ -55,6 +55,7 @@ from planner.logical import (
 )
 
 from .algorithms import local_call
+from .inputs import HeldRows
 from .types import FLOATS, NotLocal, duck_type, family, widens
 
 
@@ -515,6 +516,23 @@ class Translator:
             path.slots + [eslot, vslot],
         )
 
+    def graph_label_scan(self, node: GraphLabelScan) -> Relation:
+        """A label read as a table: its declared columns, as the Spark path casts them."""
+        source = self._source((node.graph, node.label, node.is_vertex))
+        slots = slots_for(node.schema)
+        by_name = {c.lower(): (c, t) for c, t in zip(source.columns, source.types, strict=True)}
+        parts = []
+        for f, slot in zip(node.schema, slots, strict=True):
+            found = by_name.get(f.name.lower())
+            target = duck_type(f.type)
+            if found is None:
+                parts.append(f"CAST(NULL AS {target}) AS {q(slot.column)}")
+                continue
+            if not widens(found[1], f.type):
+                raise NotLocal(f"a cast of {found[1]} to {f.type}")
+            parts.append(f"CAST({q(found[0])} AS {target}) AS {q(slot.column)}")
+        return self._add(f"SELECT {', '.join(parts) or '1'} FROM {source.name}", slots)
+
     def graph_algorithm(self, node: GraphAlgorithm) -> Relation:
         """A built-in algorithm's numpy kernel over the graph's rows, as an input.
 
@@ -530,6 +548,10 @@ class Translator:
             (info, is_vertex, self._source((graph, info.label, is_vertex)))
             for info, is_vertex in labels
         ]
+        if any(isinstance(s.key, HeldRows) for _, _, s in sources):
+            # Kernels see vertices in storage order, which Spark's ranking of
+            # rewritten ids does not keep: only tables read as they stand.
+            raise NotLocal("an algorithm over a graph written by INSERT")
         call = local_call(
             node, self.config, [(info, v, s.columns, s.types) for info, v, s in sources]
         )
@@ -705,4 +727,5 @@ _HANDLERS: dict[type, Callable[[Translator, Any], Relation]] = {
     VertexMatch: Translator.vertex_match,
     EdgeMatch: Translator.edge_match,
     GraphAlgorithm: Translator.graph_algorithm,
+    GraphLabelScan: Translator.graph_label_scan,
 }

@@ -20,8 +20,19 @@ from runtime.connectors.registry import connector_for
 from runtime.connectors.scan_cache import SCANS
 from runtime.env import Env
 
+from .arrow_parts import (
+    ORDER_COLUMNS,
+    PART_ROWS,
+    as_declared,
+    collect_small,
+    counting,
+    declared_schema,
+    latest_rows,
+    ordered,
+)
 
-def declared_schema(info: Any) -> Any:
+
+def declared_schema_spark(info: Any) -> Any:
     from pyspark.sql import types as ST
 
     return ST.StructType([ST.StructField(c.name, T.to_spark_type(c.type)) for c in info.fields])
@@ -46,7 +57,7 @@ def empty_frame(spark: Any, info: Any) -> Any:
     SparkSession and schema is kept, and each use gets fresh column aliases
     (a pattern may join the label to itself).
     """
-    schema = declared_schema(info)
+    schema = declared_schema_spark(info)
     key = tuple((f.name, f.dataType.simpleString()) for f in schema.fields)
     base = _EMPTY.get(key)
     if base is None or base.sparkSession is not spark:
@@ -210,6 +221,50 @@ class MemoryStore:
             return empty_frame(env.spark, info)
         return self._combine(parts, info, is_vertex).drop("__w", "__r")
 
+    @staticmethod
+    def _from_rows(spark: Any, info: Any, rows: Any) -> Any:
+        """A part made from rows on the driver (declared columns, ``__w``, ``__r``)."""
+        from pyspark.sql import types as ST
+
+        rows = as_declared(rows, declared_schema(info))
+        schema = ST.StructType(
+            [
+                *declared_schema_spark(info).fields,
+                *(ST.StructField(name, ST.LongType()) for name in ORDER_COLUMNS),
+            ]
+        )
+        part = spark.createDataFrame(rows, schema=schema)
+        PART_ROWS[part] = rows
+        return part
+
+    def _compacted(self, parts: list[Any], info: Any, is_vertex: bool) -> Any:
+        """The parts as one (on the driver when all their rows are there)."""
+        import pyarrow as pa
+
+        held = [PART_ROWS.get(p) for p in parts]
+        if all(rows is not None for rows in held):
+            schema = declared_schema(info)
+            rows = pa.concat_tables([as_declared(r, schema) for r in held])
+            if is_vertex:
+                rows = latest_rows(rows, info.id_field)
+            return self._from_rows(parts[0].sparkSession, info, rows)
+        return self._combine(parts, info, is_vertex).localCheckpoint(eager=True)
+
+    def local_parts(self, env: Env, label: str, is_vertex: bool) -> tuple[list[Any], bool] | None:
+        """The label's parts as Arrow rows (with ``__w``, ``__r``) and whether
+        they already hold one row per vertex id, when every part is held on
+        the driver; else None.  Batch reads of labels written by INSERT only
+        (a USING table is read by ``kept_rows``)."""
+        info = self.info(label, is_vertex)
+        if info.using or env.reads.window is not None or env.reads.versions:
+            return None
+        parts = self._parts_for(env).get((info.label, is_vertex), [])
+        held = [PART_ROWS.get(p) for p in parts]
+        if any(rows is None for rows in held):
+            return None
+        unique = len(parts) == 1 and id(parts[0]) in self.unique_parts
+        return held, unique
+
     def kept_rows(self, env: Env, label: str, is_vertex: bool) -> tuple[Any, Any] | None:
         """(kept scan, table) when a label's rows are exactly a USING table's
         kept scan (nothing inserted, ids unique), else None: the local engine
@@ -259,32 +314,49 @@ class MemoryStore:
             if not any(p is q for q in old)
         ]
 
-    def append(self, label: str, is_vertex: bool, df: Any, windowed: bool) -> None:
+    def append(
+        self, label: str, is_vertex: bool, df: Any, windowed: bool, local_limit: int = 0
+    ) -> int:
         """Add a write of a label as a new version, materialised now (so the
         caller's count of the rows is taken as it happens, and later reads do
-        not re-run the query that made them).  A windowed job's writes also
-        wait in ``pending`` for its next checkpoint."""
+        not re-run the query that made them).  A write Spark estimates at most
+        ``local_limit`` bytes is materialised by collecting it to the driver,
+        where its rows stay for the local engine (``arrow_parts``).  A
+        windowed job's writes also wait in ``pending`` for its next checkpoint.
+        Returns the rows written."""
         with self._lock:
-            self._append(label, is_vertex, df, windowed)
+            return self._append(label, is_vertex, df, windowed, local_limit)
 
-    def _append(self, label: str, is_vertex: bool, df: Any, windowed: bool) -> None:
+    def _append(
+        self, label: str, is_vertex: bool, df: Any, windowed: bool, local_limit: int
+    ) -> int:
         info = self.info(label, is_vertex)
         self.writes += 1
-        new = with_order(df, self.writes)
+        # Keeping each id's last row here costs a stage of this job and saves
+        # one in every later read of the label.  (A windowed job's
+        # incremental reads want every row a window wrote.)
         unique = is_vertex and not windowed
-        if unique:
-            # Keeping each id's last row here costs a stage of this job and
-            # saves one in every later read of the label.  (A windowed job's
-            # incremental reads want every row a window wrote.)
-            new = latest_vertices(new, info.id_field)
-        new = new.localCheckpoint(eager=True)
+        rows = collect_small(df, local_limit)
+        if rows is not None:
+            written = rows.num_rows
+            rows = ordered(rows, self.writes)
+            if unique:
+                rows = latest_rows(rows, info.id_field)
+            new = self._from_rows(df.sparkSession, info, rows)
+        else:
+            df, count = counting(df)
+            new = with_order(df, self.writes)
+            if unique:
+                new = latest_vertices(new, info.id_field)
+            new = new.localCheckpoint(eager=True)
+            written = count()
         if unique:
             self.unique_parts.add(id(new))
         key = (info.label, is_vertex)
         parts = [*self.parts.get(key, []), new]
         if len(parts) > self.COMPACT_AFTER:
             # Compact: keep vertex rows already replaced out of later reads.
-            parts = [self._combine(parts, info, is_vertex).localCheckpoint(eager=True)]
+            parts = [self._compacted(parts, info, is_vertex)]
             if is_vertex:
                 self.unique_parts.add(id(parts[0]))
         self.parts = dict(self.parts)
@@ -292,3 +364,4 @@ class MemoryStore:
         self.versions[self.writes] = self.parts
         if windowed:
             self.pending.append((info.label, is_vertex, new.drop("__w", "__r")))
+        return written

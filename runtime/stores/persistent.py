@@ -28,6 +28,7 @@ from geaflow_sql.core.catalog import GraphInfo
 from geaflow_sql.core.errors import ExecutionError
 from runtime.env import Env
 
+from .arrow_parts import PART_FILES, collect_small, counting, ordered
 from .commits import forget, locked, publish_all, read_manifest, recover
 from .memory import empty_frame, latest_vertices, table_frame, with_order
 
@@ -154,6 +155,24 @@ class PersistentStore:
                 cols.append(F.col(f"`{src}`").cast(T.spark_sql_type(c.type)).alias(c.name))
         return df.select(*cols, "__w", "__r")
 
+    def local_parts(
+        self, env: Env, label: str, is_vertex: bool, limit: int
+    ) -> tuple[list[Any], bool] | None:
+        """The label's parts as Arrow rows (with ``__w``, ``__r``; read from
+        their files, no Spark job) and False (vertex parts are not one row per
+        id), when they hold at most ``limit`` bytes on disk; else None.  Batch
+        reads of the current version only."""
+        info = self.info(label, is_vertex)
+        if env.reads.window is not None or env.reads.versions:
+            return None
+        parts = self.manifest()["labels"].get(_label_key(info.label, is_vertex), [])
+        if not parts and info.using:
+            return None  # its table's rows, read by the table's scan
+        folders = [self.path / p for p in parts]
+        if sum(PART_FILES.size_on_disk(f) for f in folders) > limit:
+            return None
+        return [PART_FILES.get(f) for f in folders], False
+
     def parts_since(self, env: Env, label: str, is_vertex: bool, version: int) -> list[Any] | None:
         """The rows of a label written after ``version`` as parts, or None when
         unknown (a version this session has not seen, or a USING label, which a
@@ -173,9 +192,14 @@ class PersistentStore:
         return [df.where(F.col("__w") > F.lit(version)).drop("__w", "__r")]
 
     # Writes --------------------------------------------------------------------
-    def append(self, label: str, is_vertex: bool, df: Any, windowed: bool) -> None:
+    def append(
+        self, label: str, is_vertex: bool, df: Any, windowed: bool, local_limit: int = 0
+    ) -> int:
         """Write a label's rows as a new part and stage it (see ``commit``; a
-        windowed job's writes also wait in ``pending`` for its checkpoint)."""
+        windowed job's writes also wait in ``pending`` for its checkpoint).
+        Rows Spark estimates at most ``local_limit`` bytes are collected and
+        written from the driver, and kept there for the local engine
+        (``arrow_parts``).  Returns the rows written."""
         info = self.info(label, is_vertex)
         base = self.manifest()
         if not self.told_earlier and self.earlier is None:
@@ -185,7 +209,24 @@ class PersistentStore:
                 self.told_earlier = True  # an empty graph: nothing to tell
         version = int(base.get("version", 0)) + 1
         part = f"parts/{'v' if is_vertex else 'e'}-{info.label.lower()}/{version:08d}-{uuid.uuid4().hex[:8]}"
-        with_order(df, version).write.mode("overwrite").parquet(str(self.path / part))
+        rows = collect_small(df, local_limit)
+        if rows is not None:
+            import pyarrow.parquet as pq
+
+            written = rows.num_rows
+            rows = ordered(rows, version)
+            folder = self.path / part
+            folder.mkdir(parents=True, exist_ok=True)
+            # Laid out as Spark lays out a part: the file, then _SUCCESS.
+            staged = folder / ".part-00000.parquet.tmp"
+            pq.write_table(rows, staged)
+            os.replace(staged, folder / "part-00000.parquet")
+            (folder / "_SUCCESS").touch()
+            PART_FILES.put(folder, rows)
+        else:
+            counted, count = counting(df)
+            with_order(counted, version).write.mode("overwrite").parquet(str(self.path / part))
+            written = count()
         _pause(PART_PAUSE_ENV)
         key = _label_key(info.label, is_vertex)
         labels = dict(base.get("labels", {}))
@@ -195,6 +236,7 @@ class PersistentStore:
         self.history[version] = self.working
         if windowed:
             self.pending.append((info.label, is_vertex, df))
+        return written
 
     def earlier_notice(self) -> str | None:
         """Once per session, when its first write went into a graph that

@@ -12,11 +12,11 @@ written to the store when created so later scripts can read them).
 from __future__ import annotations
 
 import threading
-import uuid
 from typing import Any
 
 from geaflow_sql.core import types as T
 from geaflow_sql.core.catalog import GraphInfo
+from geaflow_sql.core.config import STORE_LOCAL_MAX_BYTES
 from runtime.context import RuntimeContext
 from runtime.env import Env
 from runtime.reads import graph_key
@@ -64,7 +64,6 @@ class GraphStores:
     def write(self, env: Env, node: Any, df: Any) -> int:
         """Run a GraphSink: each row of ``df`` goes to every label the INSERT
         names; the rows written (summed over the labels)."""
-        from pyspark.sql import Observation
         from pyspark.sql import functions as F
 
         graph: GraphInfo = node.graph
@@ -74,6 +73,7 @@ class GraphStores:
             df = df.cache()
         total = 0
         persistent = isinstance(store, PersistentStore)
+        local_limit = env.ctx.config.get_int(STORE_LOCAL_MAX_BYTES)
         try:
             for w in node.writes:
                 info = graph.vertex(w.label) if w.is_vertex else graph.edge(w.label)
@@ -92,11 +92,8 @@ class GraphStores:
                 keys = [info.id_field] if w.is_vertex else [info.src_field, info.dst_field]  # type: ignore[union-attr]
                 for k in keys:
                     out = out.where(F.col(f"`{k}`").isNotNull())
-                # The rows are counted as the store writes them (no extra job).
-                counted = Observation(f"geaflow_written_{uuid.uuid4().hex[:12]}")
-                out = out.observe(counted, F.count(F.lit(1)).alias("rows"))
-                store.append(info.label, w.is_vertex, out, env.windowed)  # type: ignore[union-attr]
-                total += int(counted.get["rows"] or 0)
+                # The store counts the rows as it writes them (no extra job).
+                total += store.append(info.label, w.is_vertex, out, env.windowed, local_limit)  # type: ignore[union-attr]
             if persistent and not env.windowed:
                 # One statement, one version, whatever labels it wrote.
                 store.commit()
