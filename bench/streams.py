@@ -106,6 +106,7 @@ def timing(incremental: bool) -> Any:
     rows: dict[str, int] = defaultdict(int)
     real_run = job.WindowedJob.run_statement
     real_incremental = job.incremental_result
+    real_local = job.local_incremental_result
     real_signatures = dict(algorithms._BY_NAME)
 
     def run_statement(self: Any, st: Any, window: Any) -> None:
@@ -128,6 +129,7 @@ def timing(incremental: bool) -> Any:
     job.WindowedJob.run_statement = run_statement  # type: ignore[method-assign]
     if not incremental:
         job.incremental_result = lambda *args: None  # type: ignore[assignment]
+        job.local_incremental_result = lambda *args: None  # type: ignore[assignment]
         for name in ("incremental_kcore", "sssp"):
             signature = algorithms._BY_NAME[name]
             algorithms._BY_NAME[name] = dataclasses.replace(signature, incremental=False)
@@ -136,6 +138,7 @@ def timing(incremental: bool) -> Any:
     finally:
         job.WindowedJob.run_statement = real_run  # type: ignore[method-assign]
         job.incremental_result = real_incremental
+        job.local_incremental_result = real_local
         algorithms._BY_NAME.update(real_signatures)
 
 

@@ -182,41 +182,60 @@ def full_by_window(spark, tmp_path_factory) -> list[dict[str, Counter[str]]]:
 
 @pytest.fixture
 def spy(monkeypatch):
-    """Per query: did each window's incremental path answer (or fall back)?"""
+    """Per query: which path answered each window: ``local`` (local_match.py,
+    on the driver), ``spark`` (incremental_match.py) or None (full re-match)."""
     import runtime.streaming.job as job
     from planner.logical import TableSink, walk
 
-    answered: dict[str, list[bool]] = {name: [] for name in QUERIES}
+    answered: dict[str, list[str | None]] = {name: [] for name in QUERIES}
     current: list[str] = [""]
-    real_run, real_incremental = job.WindowedJob.run_statement, job.incremental_result
+    real_run = job.WindowedJob.run_statement
+    real_local, real_spark = job.local_incremental_result, job.incremental_result
 
     def run_statement(self, st, window):
         sinks = [n for n in walk(st.plan) if isinstance(n, TableSink)]
         current[0] = sinks[0].table.name.lower().removeprefix("out_") if sinks else ""
         return real_run(self, st, window)
 
-    def incremental_result(env, top, before, now):
-        out = real_incremental(env, top, before, now)
-        answered[current[0]].append(out is not None)
+    def local_result(env, top, before, now):
+        out = real_local(env, top, before, now)
+        if out is not None:
+            answered.setdefault(current[0], []).append("local")
+        return out
+
+    def spark_result(env, top, before, now):
+        out = real_spark(env, top, before, now)
+        answered.setdefault(current[0], []).append(None if out is None else "spark")
         return out
 
     monkeypatch.setattr(job.WindowedJob, "run_statement", run_statement)
-    monkeypatch.setattr(job, "incremental_result", incremental_result)
+    monkeypatch.setattr(job, "local_incremental_result", local_result)
+    monkeypatch.setattr(job, "incremental_result", spark_result)
     return answered
 
 
+# The driver path where the store holds the graph on the driver (the default),
+# and Spark's (geaflow.dsl.query.engine = distributed, or a graph too large).
+ENGINES = {"local": {}, "spark": {"geaflow.dsl.query.engine": "distributed"}}
+
+
+@pytest.mark.parametrize("path", list(ENGINES))
 def test_incremental_match_equals_a_full_rematch_after_every_window(
-    spark, tmp_path, spy, full_by_window
+    spark, tmp_path, spy, full_by_window, path
 ):
-    windows = run_job(spark, tmp_path / "job", PEOPLE)
+    windows = run_job(spark, tmp_path / "job", PEOPLE, ENGINES[path])
     for name in ("two_hop", "mixed", "three_hop", "cycle"):
-        assert spy[name] and all(spy[name]), f"{name} ran incrementally"
+        assert spy[name] and all(a == path for a in spy[name]), f"{name} ran incrementally"
     assert spy["loop"] and not any(spy["loop"]), "the variable-length pattern fell back"
     # Every variable named: no DISTINCT, so the delta rule's rows are the
-    # answer, except in windows that wrote vertices (there: full re-match).
+    # answer, except in windows that wrote vertices: there Spark's path
+    # re-matches fully, the driver's compares both versions' rows itself.
     # People arrive 3 a window: windows 1 and 2 write some, window 3 none.
     wrote_people = [3 * w < len(PEOPLE) for w in range(1, WINDOWS)]
-    assert spy["named"] == [not wrote for wrote in wrote_people]
+    if path == "spark":
+        assert spy["named"] == [None if wrote else "spark" for wrote in wrote_people]
+    else:
+        assert spy["named"] == ["local"] * len(wrote_people)
     emitted = {name: Counter[str]() for name in QUERIES}
     for i, full in enumerate(full_by_window):
         for name in QUERIES:
@@ -226,15 +245,20 @@ def test_incremental_match_equals_a_full_rematch_after_every_window(
     assert emitted["mixed"] and emitted["three_hop"] and emitted["cycle"]
 
 
-def test_a_vertex_written_again_emits_what_the_full_rematch_emits(spark, tmp_path, monkeypatch):
+@pytest.mark.parametrize("path", list(ENGINES))
+def test_a_vertex_written_again_emits_what_the_full_rematch_emits(
+    spark, tmp_path, monkeypatch, path
+):
     import runtime.streaming.job as job
 
     # The queries that read a rewritten vertex's properties (filters, a
     # returned age) or keep every path (no DISTINCT).
     names = ("mixed", "named")
-    incremental = run_job(spark, tmp_path / "incremental", PEOPLE_REWRITTEN, names=names)
+    conf = ENGINES[path]
+    incremental = run_job(spark, tmp_path / "incremental", PEOPLE_REWRITTEN, conf, names=names)
+    monkeypatch.setattr(job, "local_incremental_result", lambda *args: None)
     monkeypatch.setattr(job, "incremental_result", lambda *args: None)
-    full = run_job(spark, tmp_path / "full", PEOPLE_REWRITTEN, names=names)
+    full = run_job(spark, tmp_path / "full", PEOPLE_REWRITTEN, conf, names=names)
     for name in names:
         assert [Counter(w) for w in incremental[name]] == [Counter(w) for w in full[name]], name
 
@@ -254,3 +278,79 @@ def test_geaflow_incremental_traversal_covers_the_full_result_as_a_set(
             assert seen[name] == set(full[name]), f"{name} after window {i}"
     # Paths rooted near a change are emitted again, as GeaFlow does.
     assert repeated
+
+
+# ------------------------------------------------- generated jobs, both paths
+def _generated(rng, folder: Path) -> list[tuple[str, str]]:
+    """Input files of a job (people rewritten later with other ages, edges of
+    two labels, some to ids no vertex has yet) and its queries: linear
+    patterns of 1-3 hops in any direction, with label choices, filters on
+    vertices and edges, named or anonymous elements (DISTINCT or not)."""
+    ids = list(range(1, rng.randint(4, 9)))
+    people = [f"{i},p{i},{rng.randint(0, 60)}" for i in ids]
+    people += [f"{rng.choice(ids)},q,{rng.randint(0, 60)}" for _ in range(rng.randint(0, 4))]
+    edges = [
+        f"{rng.choice(ids + [99])},{rng.choice(ids)},{rng.choice(['knows', 'lives'])},"
+        f"{rng.choice([0.1, 0.5, 0.9])}"
+        for _ in range(rng.randint(6, 20))
+    ]
+    write(folder / "people.txt", "".join(p + "\n" for p in people))
+    write(folder / "cities.txt", "".join(c + "\n" for c in CITIES))
+    write(folder / "edges.txt", "".join(e + "\n" for e in edges))
+    queries = []
+    for _ in range(3):
+        hops = rng.randint(1, 3)
+        names = [f"v{k}" for k in range(hops + 1)]
+        named = [rng.random() < 0.7 for _ in names]
+        named[0] = True
+        text = "MATCH "
+        for k, v in enumerate(names):
+            cond = f" WHERE {v}.age > {rng.randint(0, 50)}" if rng.random() < 0.3 else ""
+            label = ":person" if cond or rng.random() < 0.5 else ""
+            text += f"({v if named[k] or cond else ''}{label}{cond})"
+            if k < hops:
+                e = f"e{k}"
+                labels = rng.choice([":knows", ":lives", ":knows|lives", ""])
+                econd = f" WHERE {e}.w > 0.3" if rng.random() < 0.3 else ""
+                body = f"{e if econd else ''}{labels}{econd}"
+                text += rng.choice([f"-[{body}]->", f"<-[{body}]-", f"-[{body}]-"])
+        returned = [v for v, keep in zip(names, named, strict=True) if keep]
+        schema = ", ".join(f"{v} bigint" for v in returned)
+        queries.append((schema, text + " RETURN " + ", ".join(f"{v}.id" for v in returned)))
+    return queries
+
+
+def _generated_job(spark, folder: Path, queries, conf) -> list[list[list[str]]]:
+    from geaflow_sql import Session
+
+    text = (
+        "CREATE TABLE people (id bigint, name varchar, age int) WITH (type='file', "
+        "geaflow.dsl.file.path='people.txt', geaflow.dsl.window.size = 3);"
+        "CREATE TABLE cities (id bigint, name varchar) WITH (type='file', geaflow.dsl.file.path='cities.txt');"
+        "CREATE TABLE edges (s bigint, t bigint, type varchar, w double) WITH (type='file', "
+        "geaflow.dsl.file.path='edges.txt', geaflow.dsl.window.size = 7);" + GRAPH + "USE GRAPH g;"
+        "INSERT INTO g.person SELECT id, name, age FROM people;"
+        "INSERT INTO g.city SELECT id, name FROM cities;"
+        "INSERT INTO g.knows SELECT s, t, w FROM edges WHERE type = 'knows';"
+        "INSERT INTO g.lives SELECT s, t, w FROM edges WHERE type = 'lives';"
+    )
+    for k, (schema, _) in enumerate(queries):
+        text += sink(f"out{k}", schema, f"out{k}.txt")
+    for k, (_, query) in enumerate(queries):
+        text += f"INSERT INTO out{k} {query};"
+    Session(spark=spark, base_dir=str(folder), conf=conf).execute(text)
+    return [windows_of(folder / f"out{k}.txt") for k in range(len(queries))]
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_the_driver_path_emits_what_sparks_path_emits_window_by_window(spark, tmp_path, spy, seed):
+    import random
+
+    rng = random.Random(seed)
+    queries = _generated(rng, tmp_path / "local")
+    _generated(random.Random(seed), tmp_path / "spark")
+    local = _generated_job(spark, tmp_path / "local", queries, ENGINES["local"])
+    assert any(a == "local" for answers in spy.values() for a in answers), spy
+    on_spark = _generated_job(spark, tmp_path / "spark", queries, ENGINES["spark"])
+    for (_, query), mine, theirs in zip(queries, local, on_spark, strict=True):
+        assert [Counter(w) for w in mine] == [Counter(w) for w in theirs], query

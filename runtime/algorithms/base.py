@@ -38,6 +38,9 @@ class AlgorithmGraph:
     # Edges added since the previous window (incremental algorithms); None in batch.
     new_edges: Any = None
     new_vertices: Any = None
+    # The same delta already on the driver, when the store holds it there: a
+    # pandas frame of kind (0 vertex, 1 edge), a, b (ids), label.
+    held_delta: Any = None
     # Per-(algorithm, call site) state kept between windows by incremental
     # algorithms (checkpointed with the job: keep it picklable, e.g. numpy/pandas).
     state: dict[str, Any] = field(default_factory=dict)

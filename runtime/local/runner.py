@@ -49,7 +49,9 @@ def engine_setting(config: Any) -> str:
 
 @dataclass
 class LocalPlan:
-    """A query translated for the local engine, with the scans it reads."""
+    """A query translated for the local engine, with the scans it reads (its
+    rows come typed as the Spark path types them when ``schema`` is given,
+    else as DuckDB gives them)."""
 
     translation: Translation
     schema: Any
@@ -178,7 +180,7 @@ def _execute(
 
     # A cursor of one in-memory database per process: a fresh database costs
     # ~15 ms, a cursor ~1 ms; each cursor sees only the inputs it registers.
-    con = _database().cursor()
+    con = database().cursor()
     if runs is not None:
         runs.add(con)
     error: Exception | None = None
@@ -195,7 +197,7 @@ def _execute(
         raise CancelledError("the statement was cancelled")
     if error is not None:
         return Outcome(None, f"the local engine failed ({type(error).__name__}): Spark runs it")
-    return Outcome(_typed(result, schema), "local")
+    return Outcome(result if schema is None else typed(result, schema), "local")
 
 
 MEMORY_LIMIT = "2GB"
@@ -203,7 +205,7 @@ _DB: Any = None
 _DB_LOCK = threading.Lock()
 
 
-def _database() -> Any:
+def database() -> Any:
     global _DB
     with _DB_LOCK:
         if _DB is None:
@@ -215,7 +217,7 @@ def _database() -> Any:
         return _DB
 
 
-def _typed(table: Any, schema: Any) -> Any:
+def typed(table: Any, schema: Any) -> Any:
     """The rows with the names and Arrow types the Spark path gives them."""
     import pyarrow as pa
     from pyspark.sql.pandas.types import to_arrow_type

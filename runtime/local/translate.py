@@ -148,9 +148,27 @@ class Translation:
 
 
 class Translator:
-    def __init__(self, inputs: Inputs, config: Any = None) -> None:
+    """Translates one plan.  ``tags`` (optional) name the version of the graph
+    each read takes: ``(id(node), True)`` for the vertices a VertexMatch or
+    EdgeMatch reads, ``(id(node), False)`` for an EdgeMatch's edges, else
+    ``default_tag``; a tagged read asks ``inputs`` for
+    ``(graph, label, is_vertex, tag)`` (incremental MATCH reads hops of one
+    plan at different versions).  ``rows`` stands given Arrow rows in for a
+    node (by id): columns as ``columns_of(slots_for(node.schema))`` names them."""
+
+    def __init__(
+        self,
+        inputs: Inputs,
+        config: Any = None,
+        tags: dict[tuple[int, bool], str] | None = None,
+        default_tag: str | None = None,
+        rows: dict[int, Any] | None = None,
+    ) -> None:
         self.inputs = inputs
         self.config = config
+        self.tags = tags or {}
+        self.default_tag = default_tag
+        self.rows = rows or {}
         self.ctes: list[tuple[str, str]] = []
         self.sources: list[Source] = []
         self._memo: dict[int, Relation] = {}
@@ -170,6 +188,15 @@ class Translator:
         sql = f"WITH {with_}\n{select}" if with_ else select
         return Translation(sql, self.sources)
 
+    def translate_rows(self, node: LogicalNode) -> Translation:
+        """``node``'s rows with every column, vertices and edges flattened
+        (``columns_of``): for rows to stand in for it later (``rows``)."""
+        rel = self.relation(node)
+        cols = ", ".join(q(c) for c in columns_of(rel.slots))
+        with_ = ",\n".join(f"{name} AS ({body})" for name, body in self.ctes)
+        select = f"SELECT {cols or '1'} FROM {rel.name}"
+        return Translation(f"WITH {with_}\n{select}" if with_ else select, self.sources)
+
     def relation(self, node: LogicalNode) -> Relation:
         # Children first without recursion: plans of long chains are deep.
         stack: list[tuple[LogicalNode, bool]] = [(node, False)]
@@ -177,12 +204,34 @@ class Translator:
             current, ready = stack.pop()
             if id(current) in self._memo:
                 continue
+            if id(current) in self.rows:
+                self._memo[id(current)] = self._given(current)
+                continue
             if not ready:
                 stack.append((current, True))
                 stack.extend((c, False) for c in current.inputs if id(c) not in self._memo)
                 continue
             self._memo[id(current)] = self._node(current)
         return self._memo[id(node)]
+
+    def _given(self, node: LogicalNode) -> Relation:
+        """The rows given for ``node``, as its relation."""
+        slots = slots_for(node.schema)
+        table = self.rows[id(node)]
+        source = Source(
+            f"input{len(self.sources)}",
+            ("rows", id(node)),
+            columns_of(slots),
+            [],
+            compute=lambda _: table,
+        )
+        self.sources.append(source)
+        cols = ", ".join(q(c) for c in columns_of(slots))
+        return self._add(f"SELECT {cols or '1'} FROM {source.name}", slots)
+
+    def _tagged(self, key: tuple[Any, str, bool], node: LogicalNode, reads_vertices: bool) -> Any:
+        tag = self.tags.get((id(node), reads_vertices), self.default_tag)
+        return key if tag is None else (*key, tag)
 
     def _add(self, body: str, slots: list[Slot], ordered: bool = False) -> Relation:
         name = f"n{len(self.ctes)}"
@@ -247,18 +296,23 @@ class Translator:
     def aggregate(self, node: Aggregate) -> Relation:
         child = self._input(node)
         slots = slots_for(node.schema)
-        keys = []
-        for g in node.group:
-            if child.slots[g].properties:
-                raise NotLocal("grouping by a vertex or edge")
-            keys.append(q(child.slots[g].column))
+        # A vertex or edge key groups by all its properties (a struct's equality).
+        keys: list[str] = []
+        parts: list[str] = []
+        for g, out in zip(node.group, slots, strict=False):
+            held = child.slots[g]
+            if held.properties:
+                for prop, col in out.properties:
+                    keys.append(q(held.property(prop)))
+                    parts.append(f"{keys[-1]} AS {q(col)}")
+            else:
+                keys.append(q(held.column))
+                parts.append(f"{keys[-1]} AS {q(out.column)}")
         if not node.calls:
             if not keys:
                 raise NotLocal("an aggregate of no keys and no calls")
-            parts = [f"{k} AS {q(s.column)}" for k, s in zip(keys, slots, strict=False)]
             return self._add(f"SELECT DISTINCT {', '.join(parts)} FROM {child.name}", slots)
-        parts = [f"{k} AS {q(s.column)}" for k, s in zip(keys, slots, strict=False)]
-        for call, out in zip(node.calls, slots[len(keys) :], strict=True):
+        for call, out in zip(node.calls, slots[len(node.group) :], strict=True):
             parts.append(f"{self.aggregate_call(call, child.slots, out.type)} AS {q(out.column)}")
         group = f" GROUP BY {', '.join(keys)}" if keys else ""
         return self._add(f"SELECT {', '.join(parts)} FROM {child.name}{group}", slots)
@@ -379,6 +433,7 @@ class Translator:
         name: str,
         is_vertex: bool,
         direction: str = "OUT",
+        node: LogicalNode | None = None,
     ) -> tuple[str, Slot]:
         """A union over the labels' rows of their values as the columns of ``name``."""
         slot = Slot(vtype, properties=tuple((f.name, f"{name}.{f.name}") for f in vtype.fields))
@@ -389,7 +444,8 @@ class Translator:
         )
         selects = []
         for info in infos:
-            source = self._source((graph, info.label, is_vertex))
+            key = (graph, info.label, is_vertex)
+            source = self._source(key if node is None else self._tagged(key, node, is_vertex))
             directions = ["OUT", "IN"] if direction == "BOTH" else [direction]
             for d in directions:
                 parts = []
@@ -455,7 +511,9 @@ class Translator:
 
     def vertex_match(self, node: VertexMatch) -> Relation:
         n = len(node.input.schema) if node.input is not None else 0
-        body, slot = self._values(node.graph, node.labels, node.vertex_type, f"c{n}", True)
+        body, slot = self._values(
+            node.graph, node.labels, node.vertex_type, f"c{n}", True, node=node
+        )
         if node.input is None:
             cond = None if node.filter is None else self.condition(node.filter, [slot])
             where = f" WHERE {cond}" if cond else ""
@@ -481,7 +539,7 @@ class Translator:
         path = self._input(node)
         n = len(node.input.schema)
         body, eslot = self._values(
-            node.graph, node.edge_labels, node.edge_type, f"c{n}", False, node.direction
+            node.graph, node.edge_labels, node.edge_type, f"c{n}", False, node.direction, node
         )
         edges = self._filtered(body, eslot, node.edge_filter)
         at = path.slots[node.source]
@@ -501,7 +559,7 @@ class Translator:
                 path.slots + [eslot],
             )
         vbody, vslot = self._values(
-            node.graph, node.target_labels, node.vertex_type, f"c{n + 1}", True
+            node.graph, node.target_labels, node.vertex_type, f"c{n + 1}", True, node=node
         )
         vertices = self._filtered(vbody, vslot, node.target_filter)
         vid = f"v.{q(vslot.property(T.VERTEX_ID_FIELD))}"

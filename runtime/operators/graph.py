@@ -21,7 +21,7 @@ from runtime.algorithms.registry import implementation
 from runtime.env import Env
 from runtime.expressions import column, spark_sql
 from runtime.spark_adapter import fits_broadcast
-from runtime.stores.written import written_since
+from runtime.stores.written import written_held, written_since
 
 
 def _find(df_cols: list[str], name: str) -> str | None:
@@ -369,6 +369,7 @@ def graph_algorithm(env: Env, node: GraphAlgorithm, inputs: list[Any]) -> Any:
             )
             graph.new_edges = delta.edges
             graph.new_vertices = delta.vertices
+            graph.held_delta = written_held(env, node.graph, int(before), graph.id_type)
         elif before is not None:
             at_before = env.with_reads(env.reads.at_version(node.graph, int(before)))
             previous = algorithm_graph(at_before, node.graph)

@@ -255,15 +255,48 @@ class MemoryStore:
         they already hold one row per vertex id, when every part is held on
         the driver; else None.  Batch reads of labels written by INSERT only
         (a USING table is read by ``kept_rows``)."""
-        info = self.info(label, is_vertex)
-        if info.using or env.reads.window is not None or env.reads.versions:
+        if env.reads.window is not None or env.reads.versions:
             return None
-        parts = self._parts_for(env).get((info.label, is_vertex), [])
+        return self.held_rows(label, is_vertex, self.writes)
+
+    def held_rows(
+        self, label: str, is_vertex: bool, version: int, limit: int = 1 << 62
+    ) -> tuple[list[Any], bool] | None:
+        """``local_parts`` of the label at ``version``, or None when not all held
+        (or the label reads a table, or the version is not known here).  (Held
+        rows are bounded when written: ``limit`` is for stores that read files.)"""
+        info = self.info(label, is_vertex)
+        at = self.versions.get(version)
+        if info.using or at is None:
+            return None
+        parts = at.get((info.label, is_vertex), [])
         held = [PART_ROWS.get(p) for p in parts]
         if any(rows is None for rows in held):
             return None
         unique = len(parts) == 1 and id(parts[0]) in self.unique_parts
         return held, unique
+
+    def held_since(
+        self, label: str, is_vertex: bool, version: int, limit: int = 1 << 62
+    ) -> list[Any] | None:
+        """Arrow rows of the label written after ``version`` (as ``parts_since``),
+        or None when not all held."""
+        import pyarrow.compute as pc
+
+        info = self.info(label, is_vertex)
+        before = self.versions.get(version)
+        if info.using or before is None:
+            return None
+        key = (info.label, is_vertex)
+        old = before.get(key, [])
+        new = [p for p in self.parts.get(key, []) if not any(p is q for q in old)]
+        held = [PART_ROWS.get(p) for p in new]
+        out = []
+        for rows in held:
+            if rows is None:
+                return None
+            out.append(rows.filter(pc.greater(rows.column("__w"), version)))
+        return out
 
     def kept_rows(self, env: Env, label: str, is_vertex: bool) -> tuple[Any, Any] | None:
         """(kept scan, table) when a label's rows are exactly a USING table's

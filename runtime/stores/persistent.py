@@ -162,10 +162,42 @@ class PersistentStore:
         their files, no Spark job) and False (vertex parts are not one row per
         id), when they hold at most ``limit`` bytes on disk; else None.  Batch
         reads of the current version only."""
-        info = self.info(label, is_vertex)
         if env.reads.window is not None or env.reads.versions:
             return None
-        parts = self.manifest()["labels"].get(_label_key(info.label, is_vertex), [])
+        return self._held(label, is_vertex, self.manifest(), limit)
+
+    def held_rows(
+        self, label: str, is_vertex: bool, version: int, limit: int
+    ) -> tuple[list[Any], bool] | None:
+        """``local_parts`` of the label at ``version`` (a version this session
+        saw), or None."""
+        manifest = self.history.get(version)
+        info = self.info(label, is_vertex)
+        if manifest is None or info.using:
+            return None
+        return self._held(label, is_vertex, manifest, limit)
+
+    def held_since(self, label: str, is_vertex: bool, version: int, limit: int) -> list[Any] | None:
+        """Arrow rows of the label written after ``version`` (as ``parts_since``)."""
+        import pyarrow.compute as pc
+
+        info = self.info(label, is_vertex)
+        before = self.history.get(version)
+        if before is None or info.using:
+            return None
+        key = _label_key(info.label, is_vertex)
+        old = set(before["labels"].get(key, []))
+        new = [p for p in self.manifest()["labels"].get(key, []) if p not in old]
+        held = self._held(label, is_vertex, {"labels": {key: new}}, limit)
+        if held is None:
+            return None
+        return [rows.filter(pc.greater(rows.column("__w"), version)) for rows in held[0]]
+
+    def _held(
+        self, label: str, is_vertex: bool, manifest: dict[str, Any], limit: int
+    ) -> tuple[list[Any], bool] | None:
+        info = self.info(label, is_vertex)
+        parts = manifest["labels"].get(_label_key(info.label, is_vertex), [])
         if not parts and info.using:
             return None  # its table's rows, read by the table's scan
         folders = [self.path / p for p in parts]

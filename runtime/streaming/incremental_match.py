@@ -109,7 +109,7 @@ def incremental_result(
     if not views.written_edges and not views.written_vertices:
         # Nothing written since: no new rows (and no Spark job to say so).
         return evaluate(views.context({}), shape.top).where("false")
-    if _geaflow_traversal(env, shape):
+    if geaflow_traversal(env, shape):
         return _geaflow_rows(views, shape)
     if shape.distinct is None and views.written_vertices:
         return None
@@ -233,7 +233,7 @@ def _new_distinct_rows(views: Views, shape: MatchShape, terms: list[Any]) -> Any
 
 
 # ---------------------------------------------- GeaFlow's incremental traversal
-def _geaflow_traversal(env: Env, shape: MatchShape) -> bool:
+def geaflow_traversal(env: Env, shape: MatchShape) -> bool:
     """Does GeaFlow's incremental traversal apply (the flag, 2 hops or more
     within its iteration threshold, no start ids, past its first window)?"""
     config = env.ctx.config

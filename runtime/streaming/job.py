@@ -30,6 +30,7 @@ import os
 from dataclasses import dataclass, field, replace
 from typing import Any
 
+from geaflow_sql.core import types as T
 from geaflow_sql.core.config import BATCH_PER_CHECKPOINT, JOB_CHECKPOINT_DIR
 from geaflow_sql.core.errors import ConfigError, GeaflowError
 from planner.graph_nodes import GraphAlgorithm
@@ -50,6 +51,7 @@ from .checkpoint import JobCheckpoint, fingerprint, truncate_sinks
 from .emissions import emissions
 from .fusion import can_fuse_windows
 from .incremental_match import incremental_result
+from .local_match import local_incremental_result
 
 DELTA = "delta"
 GRAPH_DELTA = "graph-delta"
@@ -271,12 +273,17 @@ class WindowedJob:
         if st.mode == GRAPH_DELTA:
             now_versions = self._graph_versions(st.plan)
             now = env.with_reads(so_far.at_versions(now_versions))
-            # Only the paths near what was written since (incremental_match.py).
-            frame = (
-                incremental_result(now, sink.inputs[0], st.versions, now_versions)
-                if st.versions
-                else None
-            )
+            # Only the paths near what was written since: on the driver when the
+            # store holds the graph there (local_match.py), else on Spark
+            # (incremental_match.py).
+            frame = None
+            if st.versions:
+                rows = local_incremental_result(now, sink.inputs[0], st.versions, now_versions)
+                frame = (
+                    incremental_result(now, sink.inputs[0], st.versions, now_versions)
+                    if rows is None
+                    else frame_of(self.ctx.spark, rows, sink.inputs[0].schema)
+                )
             if frame is not None:
                 st.last_result = None
             else:
@@ -360,6 +367,18 @@ class WindowedJob:
                 ],
             }
         )
+
+
+def frame_of(spark: Any, rows: Any, schema: Any) -> Any:
+    """Arrow rows of a plan's ``schema`` as a DataFrame of its columns c0..cN."""
+    from pyspark.sql import types as ST
+
+    spark_schema = ST.StructType(
+        [ST.StructField(f"c{i}", T.to_spark_type(f.type)) for i, f in enumerate(schema)]
+    )
+    return spark.createDataFrame(
+        rows.rename_columns([f"c{i}" for i in range(len(schema))]), spark_schema
+    )
 
 
 class WindowCycle(ExecutionCycle):

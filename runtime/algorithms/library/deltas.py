@@ -53,7 +53,10 @@ def collect_delta(graph: AlgorithmGraph) -> Delta:
             F.col("dst").cast(id_type).alias("b"),
         )
     )
-    pdf = rows.where(F.col("a").isNotNull() & F.col("b").isNotNull()).toPandas()
+    if graph.held_delta is not None and graph.new_edges is not None:
+        pdf = graph.held_delta
+    else:
+        pdf = rows.where(F.col("a").isNotNull() & F.col("b").isNotNull()).toPandas()
     is_vertex = (pdf["kind"] == 0).to_numpy()
     a = pdf["a"].to_numpy()
     b = pdf["b"].to_numpy()

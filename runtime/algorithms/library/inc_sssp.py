@@ -50,7 +50,10 @@ def collect_labeled_delta(graph: AlgorithmGraph) -> LabeledDelta:
             F.col("label").cast("string").alias("label"),
         )
     )
-    pdf = rows.where(F.col("a").isNotNull() & F.col("b").isNotNull()).toPandas()
+    if graph.held_delta is not None:
+        pdf = graph.held_delta
+    else:
+        pdf = rows.where(F.col("a").isNotNull() & F.col("b").isNotNull()).toPandas()
     vertex = (pdf["kind"] == 0).to_numpy()
     a, b, label = pdf["a"].to_numpy(), pdf["b"].to_numpy(), pdf["label"].to_numpy()
     return LabeledDelta(a[vertex], label[vertex], a[~vertex], b[~vertex], label[~vertex])

@@ -1,0 +1,255 @@
+"""Incremental MATCH on the driver: the rows a window adds, from Arrow rows
+the graph store holds (``runtime.stores.arrow_parts``), with no Spark job.
+
+The statements and their answers are those of ``incremental_match``: per
+window, the rows of the statement's result that are new in this version of
+the graph.  When the store holds every label of the graph on the driver, in
+both versions, and the local engine translates the statement
+(``runtime.local.translate``), the work runs as DuckDB queries there:
+
+* **No vertex written since the previous version**: the delta rule.  Term
+  ``i`` reads the written edges at hop ``i``, the previous version's edges
+  before it and the current ones after it (vertices: current), so each new
+  path comes from one term.  Without a DISTINCT the terms' rows are the
+  answer.  Under a DISTINCT a path can be new while its row is not: the
+  terms' DISTINCT rows (``touched``) are new unless the previous version
+  already had them, which is looked up among the previous version's rows
+  starting at the vertices ``touched`` starts at (when the first vertex is
+  kept by the DISTINCT), so the lookup follows the change, not the graph.
+* **A vertex written** (new, or written again with other properties: a row
+  may appear, change or go): the statement on both versions, and the rows
+  of the current one not in the previous one (``EXCEPT ALL``), as the full
+  re-match does.
+
+Anything else returns None and ``incremental_match`` (Spark) runs instead:
+a shape it does not run, GeaFlow's incremental traversal, a label not held,
+inputs over ``geaflow.dsl.query.local.max.bytes``, a query the local engine
+does not translate, or a DuckDB error.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from geaflow_sql.core import types as T
+from geaflow_sql.core.config import LOCAL_QUERY_MAX_BYTES
+from planner.logical import LogicalNode
+from runtime.env import Env
+from runtime.local.inputs import HeldRows
+from runtime.local.runner import LocalPlan, database, engine_setting, typed
+from runtime.local.translate import NotLocal, Translator
+from runtime.reads import graph_key
+from runtime.stores.arrow_parts import label_rows
+
+from .incremental_match import geaflow_traversal
+from .match_shape import MatchShape, match_shape
+
+OLD, NEW, DELTA, ROOTS = "old", "new", "delta", "roots"
+
+
+def local_incremental_result(
+    env: Env, top: LogicalNode, before: dict[str, int], now: dict[str, int]
+) -> Any | None:
+    """This window's rows of a graph-delta statement as an Arrow table (the
+    Spark path's types), or None to leave it to ``incremental_match``."""
+    if engine_setting(env.ctx.config) == "distributed":
+        return None
+    shape = match_shape(top)
+    if shape is None or geaflow_traversal(env, shape):
+        return None
+    key = graph_key(shape.graph)
+    if key not in before or key not in now:
+        return None
+    versions = HeldVersions(env, shape.graph, int(before[key]), int(now[key]))
+    if not versions.known:
+        return None
+    try:
+        if not versions.written_edges and not versions.written_vertices:
+            return _empty(top)
+        terms = _terms(versions, shape)
+        if versions.written_vertices:
+            rows = _difference(versions, top)
+        elif not terms:
+            return _empty(top)  # what was written is not of the pattern's labels
+        elif shape.distinct is None:
+            rows = _concat([_run(versions, top, tags) for tags in terms])
+        else:
+            rows = _new_distinct_rows(versions, shape, terms)
+    except NotLocal:
+        return None
+    return typed(rows, top.schema)
+
+
+class HeldVersions:
+    """A graph's labels at the previous and the current version, and the edges
+    written between them, as Arrow rows held on the driver."""
+
+    def __init__(self, env: Env, graph: Any, old: int, new: int) -> None:
+        self.env = env
+        self.graph = graph
+        self.old = old
+        self.new = new
+        self.limit = env.ctx.config.get_int(LOCAL_QUERY_MAX_BYTES)
+        self.store = env.ctx.stores.store(env.ctx, graph)
+        self._rows: dict[tuple[str, bool, str], HeldRows] = {}
+        self.roots: Any = None  # ids the ROOTS tag keeps
+        self.known = hasattr(self.store, "held_rows")
+        self.written_vertices: list[str] = []
+        self.written_edges: list[str] = []
+        labels = [(v, True) for v in graph.vertices] + [(e, False) for e in graph.edges]
+        total = 0
+        for info, is_vertex in labels if self.known else []:
+            held = [self._label(info.label, is_vertex, tag) for tag in (OLD, NEW, DELTA)]
+            if any(h is None for h in held):
+                self.known = False
+                return
+            total += sum(h.table.nbytes for h in held if h is not None)
+            delta = held[2]
+            if delta is not None and delta.table.num_rows:
+                (self.written_vertices if is_vertex else self.written_edges).append(info.label)
+        if total > self.limit:
+            self.known = False
+
+    def _label(self, label: str, is_vertex: bool, tag: str) -> HeldRows | None:
+        key = (label.lower(), is_vertex, tag)
+        if key in self._rows:
+            return self._rows[key]
+        info = self.store.info(label, is_vertex)
+        if tag == DELTA:
+            since = self.store.held_since(label, is_vertex, self.old, self.limit)
+            held = None if since is None else (since, True)
+        else:
+            version = self.old if tag == OLD else self.new
+            held = self.store.held_rows(label, is_vertex, version, self.limit)
+        if held is None:
+            return None
+        # Written rows are a delta: every one of them, as written.
+        rows = label_rows(held[0], info, is_vertex and tag != DELTA, held[1])
+        self._rows[key] = HeldRows(rows)
+        return self._rows[key]
+
+    def inputs(self, key: Any) -> tuple[Any, list[str], list[Any]]:
+        """The local engine's inputs (``Translator``): a label of this graph at a tag."""
+        if not (isinstance(key, tuple) and len(key) == 4 and key[0] == self.graph):
+            raise NotLocal("an input other than the graph's labels")
+        _, label, is_vertex, tag = key
+        info = self.store.info(label, is_vertex)
+        if tag == ROOTS:
+            held = self._roots(label)
+        else:
+            found = self._label(label, is_vertex, tag)
+            if found is None:
+                raise NotLocal(f"label {label}, not held")
+            held = found
+        return held, [c.name for c in info.fields], [c.type for c in info.fields]
+
+    def _roots(self, label: str) -> HeldRows:
+        """The previous version's vertices of a label, only those in ``roots``."""
+        import pyarrow.compute as pc
+
+        key = (label.lower(), True, ROOTS)
+        if key not in self._rows:
+            info = self.store.info(label, True)
+            old = self._label(label, True, OLD)
+            assert old is not None
+            ids = old.table.column(info.id_field)
+            keep = pc.is_in(ids, value_set=self.roots.cast(ids.type))
+            self._rows[key] = HeldRows(old.table.filter(keep))
+        return self._rows[key]
+
+
+def _run(
+    versions: HeldVersions,
+    node: LogicalNode,
+    tags: dict[tuple[int, bool], str],
+    default: str = NEW,
+    rows: dict[int, Any] | None = None,
+    flat: bool = False,
+) -> Any:
+    """``node``'s rows, reading the graph as ``tags`` say (``flat``: every
+    column, vertices flattened, as ``Translator.translate_rows`` gives them)."""
+    translator = Translator(versions.inputs, versions.env.ctx.config, tags, default, rows)
+    if flat:
+        translation = translator.translate_rows(node)
+    else:
+        translation = translator.translate(_collected(node))
+    outcome = LocalPlan(translation, None).run()
+    if outcome.table is None:
+        raise NotLocal(outcome.reason)
+    return outcome.table
+
+
+def _collected(node: LogicalNode) -> LogicalNode:
+    """``node`` under a collecting sink (what ``Translator.translate`` takes)."""
+    from planner.logical import CollectSink
+
+    return CollectSink(node)
+
+
+def _terms(versions: HeldVersions, shape: MatchShape) -> list[dict[tuple[int, bool], str]]:
+    """The delta rule's reads: per hop over written edges, the earlier hops'
+    edges at the previous version, the later ones' at the current one."""
+    hops = shape.hops
+    out = []
+    for i, hop in enumerate(hops):
+        labels = hop.edge_labels or tuple(e.label for e in versions.graph.edges)
+        if not any(lab in versions.written_edges for lab in labels):
+            continue
+        tags = {(id(h), False): OLD for h in hops[:i]}
+        tags[(id(hop), False)] = DELTA
+        out.append(tags)
+    return out
+
+
+def _difference(versions: HeldVersions, top: LogicalNode) -> Any:
+    """The statement's rows on the current version that the previous one lacks."""
+    current = _run(versions, top, {}, NEW)
+    previous = _run(versions, top, {}, OLD)
+    return _sql("SELECT * FROM a EXCEPT ALL SELECT * FROM b", a=current, b=previous)
+
+
+def _new_distinct_rows(
+    versions: HeldVersions, shape: MatchShape, terms: list[dict[tuple[int, bool], str]]
+) -> Any:
+    """Under a DISTINCT: the rows the terms' paths make that the previous
+    version did not have, through the operators above the DISTINCT."""
+    assert shape.distinct is not None
+    distinct = shape.distinct
+    touched = _concat([_run(versions, distinct, tags, flat=True) for tags in terms])
+    touched = _sql("SELECT DISTINCT * FROM a", a=touched)
+    tags: dict[tuple[int, bool], str] = {}
+    root_key = [i for i, field in shape.keys if field == 0]
+    if root_key:
+        # The previous version's rows that could equal a touched row start
+        # at a vertex some touched row starts at.
+        column = f"c{root_key[0]}.{T.VERTEX_ID_FIELD}"
+        versions.roots = touched.column(column).unique()
+        tags[(id(shape.root), True)] = ROOTS
+    previous = _run(versions, distinct, tags, OLD, flat=True)
+    new_rows = _sql("SELECT * FROM a EXCEPT SELECT * FROM b", a=touched, b=previous)
+    return _run(versions, shape.top, {}, NEW, rows={id(distinct): new_rows})
+
+
+def _empty(top: LogicalNode) -> Any:
+    import pyarrow as pa
+
+    return pa.table({f"c{i}": pa.nulls(0) for i in range(len(top.schema))})
+
+
+def _concat(tables: list[Any]) -> Any:
+    import pyarrow as pa
+
+    return pa.concat_tables(tables, promote_options="default")
+
+
+def _sql(text: str, **tables: Any) -> Any:
+    """DuckDB over Arrow tables named in ``text``."""
+    con = database().cursor()
+    try:
+        for name, table in tables.items():
+            con.register(name, table)
+        return con.sql(text).to_arrow_table()
+    except Exception as err:  # noqa: BLE001 - Spark's path is the reference
+        raise NotLocal(f"a DuckDB error ({type(err).__name__})") from None
+    finally:
+        con.close()
