@@ -176,8 +176,8 @@ class ScriptRun:
         if self.check_only:
             return StatementResult(bound.kind, message="planned (not run)")
         why_distributed = ""
-        if bound.kind == "query":
-            local, why_distributed = self._local(prepared)
+        if bound.kind in ("query", "insert"):
+            local, why_distributed = self._local(prepared, bound)
             if local is not None:
                 return local
         scheduler = self._scheduler()
@@ -193,8 +193,11 @@ class ScriptRun:
             result.extra["engine"] = f"distributed: {why_distributed}"
         return result
 
-    def _local(self, prepared: PreparedPlan) -> tuple[StatementResult | None, str]:
-        """The query's result from the local engine, or None and why it runs distributed."""
+    def _local(
+        self, prepared: PreparedPlan, bound: PlanStatement
+    ) -> tuple[StatementResult | None, str]:
+        """The statement's result from the local engine (a query, or an INSERT
+        into a table the driver writes), or None and why it runs distributed."""
         if engine_setting(self.ctx.config) == "distributed":
             return None, "geaflow.dsl.query.engine = distributed"
         spark = self._ready_spark(prepared)
@@ -215,6 +218,12 @@ class ScriptRun:
         del self.ctx.bad_row_observations[observed:]
         if outcome.table is None:
             return None, outcome.reason
+        if local.writer is not None:
+            result = self._insert(bound, outcome.written)
+            result.extra["engine"] = "local"
+            if scheduler.record:
+                result.extra["cycles"] = list(scheduler.trace.events)
+            return result, ""
         schema = prepared.plans[0].schema
         query = QueryResult(
             None,

@@ -409,3 +409,68 @@ def test_a_scan_is_built_once_while_its_files_and_settings_stay_the_same(
     with pytest.raises(DataError):
         session.sql(query).collect()  # each line is now one field: a bad row
     assert len(builds) == 6
+
+
+def test_the_driver_prints_text_lines_as_spark_does(spark):
+    """``driver_lines`` (a text sink written from the driver) against Spark's
+    ``format_column`` on the types the driver prints, with nulls, extremes,
+    empty strings, separators and non-ASCII text."""
+    import datetime as dt
+    import random
+
+    import pyarrow as pa
+    from pyspark.sql import functions as F
+
+    from geaflow_sql.core import types as T
+    from runtime.connectors.text_format import driver_lines, format_column, prints_on_driver
+
+    rng = random.Random(5)
+    columns = {
+        "b": (T.SqlType("BIGINT"), pa.int64(), [-(2**63), 2**63 - 1, 0, -1]),
+        "i": (T.SqlType("INTEGER"), pa.int32(), [-(2**31), 2**31 - 1, 7]),
+        "s": (T.SqlType("SMALLINT"), pa.int16(), [-32768, 32767, 3]),
+        "v": (T.SqlType("VARCHAR"), pa.string(), ["", "a,b", "ünï ✓", " x ", "null"]),
+        "t": (T.SqlType("BOOLEAN"), pa.bool_(), [True, False]),
+        "d": (T.SqlType("DATE"), pa.date32(), [dt.date(1970, 1, 1), dt.date(2024, 2, 29)]),
+    }
+    assert all(prints_on_driver(t) for t, _, _ in columns.values())
+    assert not prints_on_driver(T.SqlType("DOUBLE"))
+    n = 60
+    table = pa.table(
+        {
+            name: pa.array([rng.choice([*values, None]) for _ in range(n)], arrow_type)
+            for name, (_, arrow_type, values) in columns.items()
+        }
+    )
+    types = [t for t, _, _ in columns.values()]
+    mine = driver_lines(table, types, "|")
+    df = spark.createDataFrame(table)
+    printed = [
+        format_column(F, F.col(name), t) for name, t in zip(table.column_names, types, strict=True)
+    ]
+    theirs = [r[0] for r in df.select(F.concat_ws("|", *printed)).collect()]
+    assert mine == theirs
+
+
+def test_an_insert_into_a_text_table_is_written_from_the_driver(session, tmp_path):
+    """Rows the local engine computes go straight into a local text table, the
+    same lines the Spark path writes."""
+    write(tmp_path / "src.txt", "1,a,true\n2,,false\n3,c,\n-4,d d,true\n")
+    session.execute(
+        "CREATE TABLE src (id bigint, name varchar, ok boolean) "
+        "WITH (type='file', geaflow.dsl.file.path='src.txt');"
+        "CREATE TABLE out_local (id bigint, name varchar, ok boolean) "
+        "WITH (type='file', geaflow.dsl.file.path='local.txt');"
+        "CREATE TABLE out_spark (id bigint, name varchar, ok boolean) "
+        "WITH (type='file', geaflow.dsl.file.path='spark.txt');"
+    )
+    (local,) = session.execute(
+        "INSERT INTO out_local SELECT id * 2, name, ok FROM src WHERE id < 3"
+    )
+    assert local.extra["engine"] == "local" and local.rows_written == 3
+    session.execute("SET geaflow.dsl.query.engine = distributed")
+    (far,) = session.execute("INSERT INTO out_spark SELECT id * 2, name, ok FROM src WHERE id < 3")
+    assert far.rows_written == 3
+    mine = (tmp_path / "local.txt").read_text(encoding="utf-8").splitlines()
+    theirs = (tmp_path / "spark.txt").read_text(encoding="utf-8").splitlines()
+    assert sorted(mine) == sorted(theirs) == sorted(["2,a,true", "4,,false", "-8,d d,true"])

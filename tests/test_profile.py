@@ -80,6 +80,12 @@ def test_a_profiled_insert_counts_its_write_as_spark_time(session, tmp_path):
         "CREATE TABLE o (id bigint, name varchar) WITH (type='file', geaflow.dsl.file.path='o.txt');"
         "SET geaflow.dsl.profile = true"
     )
+    # On the local engine the query and the write are its phase ...
+    (result,) = session.execute("INSERT INTO o SELECT id, name FROM t")
+    assert result.rows_written == 2 and result.extra["engine"] == "local"
+    assert result.profile is not None and result.profile.seconds["local"] > 0
+    # ... on Spark the write is Spark's.
+    session.execute("SET geaflow.dsl.query.engine = distributed")
     (result,) = session.execute("INSERT INTO o SELECT id, name FROM t")
     assert result.rows_written == 2
     assert result.profile is not None

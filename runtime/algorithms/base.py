@@ -19,6 +19,29 @@ from planner.algorithms import AlgorithmSignature
 from runtime.scheduler import IterationRunner
 
 
+class LazyFrame:
+    """A DataFrame built the first time anything of it is used.
+
+    An incremental algorithm's window mostly reads its own state and the
+    window's delta (held on the driver): the graph's frames, and the
+    delta's, cost py4j calls to build and are built only if read."""
+
+    def __init__(self, build: Any) -> None:
+        self._build = build
+        self._frame: Any = None
+
+    def frame(self) -> Any:
+        if self._frame is None:
+            self._frame = self._build()
+        return self._frame
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self.frame(), name)
+
+    def __getitem__(self, item: Any) -> Any:
+        return self.frame()[item]
+
+
 @dataclass
 class AlgorithmGraph:
     """A graph as two DataFrames, in the GraphFrames column convention.
@@ -38,6 +61,8 @@ class AlgorithmGraph:
     # Edges added since the previous window (incremental algorithms); None in batch.
     new_edges: Any = None
     new_vertices: Any = None
+    # The SparkSession, for outputs made on the driver (None: the frames').
+    spark: Any = None
     # The same delta already on the driver, when the store holds it there: a
     # pandas frame of kind (0 vertex, 1 edge), a, b (ids), label.
     held_delta: Any = None

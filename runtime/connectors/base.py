@@ -70,6 +70,12 @@ class Connector:
         """Write ``df`` (columns c0..cN); return the rows written, or -1 when not counted."""
         raise ConfigError(f"tables of type {self.name!r} cannot be written")
 
+    def rows_writer(self, ctx: RuntimeContext, req: WriteRequest) -> Any | None:
+        """A function writing Arrow rows (columns c0..cN of ``req.types``) from
+        the driver, with no Spark job, returning the rows written, as
+        ``write`` would have; None when this table is written through Spark."""
+        return None
+
     def numbered_rows(self, ctx: RuntimeContext, req: ReadRequest) -> Any:
         """The table's rows in a stable order with their 0-based position in
         it (column ``__pos``), so that windows are ranges of positions."""

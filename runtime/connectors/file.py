@@ -26,7 +26,14 @@ from runtime.context import RuntimeContext
 
 from .base import Connector, ReadRequest, WriteRequest
 from .scan_cache import SCANS
-from .text_format import field_parser, format_column, separator_regex, sql_string
+from .text_format import (
+    driver_lines,
+    field_parser,
+    format_column,
+    prints_on_driver,
+    separator_regex,
+    sql_string,
+)
 
 SEPARATOR = "geaflow.dsl.column.separator"
 PATH = "geaflow.dsl.file.path"
@@ -384,6 +391,24 @@ class FileConnector(Connector):
         lines = collect_lines(text)
         write_lines(ctx, path, lines, options, req.windowed)
         return len(lines)
+
+    def rows_writer(self, ctx: RuntimeContext, req: WriteRequest) -> Any | None:
+        """Text rows of types the driver prints as Spark does, to a local path:
+        formatted and written on the driver (``write_lines``)."""
+        raw = option(req.options, PATH)
+        if raw in (None, "") or _format(req.options) != "text":
+            return None
+        path = ctx.resolve_path(str(raw))
+        if not _is_local(path) or not all(prints_on_driver(t) for t in req.types):
+            return None
+        sep = str(option(req.options, SEPARATOR, ","))
+
+        def write(rows: Any) -> int:
+            lines = driver_lines(rows, req.types, sep)
+            write_lines(ctx, path, lines, req.options, req.windowed)
+            return len(lines)
+
+        return write
 
 
 def fields_of(line: str, options: dict[str, Any]) -> str:

@@ -91,6 +91,36 @@ def format_column(F: Any, col: Any, t: Any) -> Any:
     return F.when(col.isNull(), F.lit("null")).otherwise(text)
 
 
+def prints_on_driver(t: Any) -> bool:
+    """Does the driver print values of ``t`` exactly as ``format_column`` does?
+
+    Integers, strings, booleans and dates.  Not floating point: Spark prints
+    with the JVM's ``Double.toString``, whose digits differ from the shortest
+    ones in a few cases; nor timestamps, decimals or structs."""
+    if isinstance(t, T.StructType):
+        return False
+    return bool(t.is_integer or t.is_string or t.name in ("BOOLEAN", "DATE"))
+
+
+def driver_lines(rows: Any, types: list[Any], sep: str) -> list[str]:
+    """Arrow rows as the text sink's lines (types ``prints_on_driver``)."""
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    if not types:
+        return [""] * rows.num_rows
+    texts = []
+    for column, t in zip(rows.columns, types, strict=True):
+        if t.name == "BOOLEAN":
+            text = pc.if_else(column, "true", "false")
+        else:
+            text = column.cast(pa.string())
+        texts.append(pc.fill_null(text, "null"))
+    if len(texts) == 1:
+        return texts[0].to_pylist()
+    return pc.binary_join_element_wise(*texts, sep).to_pylist()
+
+
 _UNNUMBERED = re.compile(
     r"in (?P<file>\S+) line \?: (?P<what>cannot read .*? from |the line has .*? has \d+: )(?P<line>.*)$",
     re.S,

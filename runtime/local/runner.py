@@ -15,10 +15,10 @@ from dataclasses import dataclass
 from typing import Any
 
 from geaflow_sql.core import types as T
-from geaflow_sql.core.config import LOCAL_QUERY_MAX_BYTES, QUERY_ENGINE
+from geaflow_sql.core.config import LOCAL_QUERY_MAX_BYTES, QUERY_ENGINE, table_options
 from geaflow_sql.core.errors import CancelledError, ConfigError
-from planner.logical import CollectSink, TableScan
-from runtime.connectors.base import ReadRequest
+from planner.logical import CollectSink, TableScan, TableSink
+from runtime.connectors.base import ReadRequest, WriteRequest
 from runtime.connectors.registry import connector_for
 from runtime.connectors.scan_cache import SCANS
 from runtime.env import Env
@@ -38,6 +38,7 @@ ENGINES = ("auto", "local", "distributed")
 class Outcome:
     table: Any  # pyarrow.Table, or None: run distributed
     reason: str  # why it ran where it ran
+    written: int | None = None  # rows a write wrote
 
 
 def engine_setting(config: Any) -> str:
@@ -55,6 +56,9 @@ class LocalPlan:
 
     translation: Translation
     schema: Any
+    # For an INSERT into a table the driver writes: writes the rows, returns
+    # how many (a connector's ``rows_writer``).
+    writer: Any = None
 
     def run(self, runs: LocalRuns | None = None) -> Outcome:
         """Its rows (the inputs copied out of Spark the first time), or why not."""
@@ -70,7 +74,10 @@ class LocalPlan:
             return Outcome(None, f"the local engine does not run {why}")
         except Exception as err:  # noqa: BLE001 - Spark's own path reports it
             return Outcome(None, f"reading its inputs failed locally ({type(err).__name__})")
-        return _execute(self.translation.sql, tables, self.schema, runs)
+        outcome = _execute(self.translation.sql, tables, self.schema, runs)
+        if self.writer is not None and outcome.table is not None:
+            outcome.written = self.writer(outcome.table)
+        return outcome
 
 
 def plan(env: Env, root: Any) -> LocalPlan | str:
@@ -79,6 +86,14 @@ def plan(env: Env, root: Any) -> LocalPlan | str:
     engine = engine_setting(config)
     if engine == "distributed":
         return f"{QUERY_ENGINE.name} = distributed"
+    writer = None
+    if isinstance(root, TableSink):
+        types = [f.type for f in root.input.schema]
+        request = WriteRequest(root.table, table_options(config, root.table), types, env.windowed)
+        writer = connector_for(root.table).rows_writer(env.ctx, request)
+        if writer is None:
+            return f"a write to {root.table.name} goes through Spark"
+        root = CollectSink(root.input)
     if not isinstance(root, CollectSink):
         return f"{root.kind} runs on Spark"
     sizes: dict[int, int] = {}
@@ -90,7 +105,7 @@ def plan(env: Env, root: Any) -> LocalPlan | str:
     limit = config.get_int(LOCAL_QUERY_MAX_BYTES)
     if engine == "auto" and total > limit:
         return f"its inputs hold {total} bytes, over {LOCAL_QUERY_MAX_BYTES.name}"
-    return LocalPlan(translation, root.schema)
+    return LocalPlan(translation, root.schema, writer)
 
 
 class LocalCycle(ExecutionCycle):

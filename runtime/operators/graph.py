@@ -16,10 +16,11 @@ from sqlglot import exp
 from geaflow_sql.core import types as T
 from planner.dialect import to_spark_sql
 from planner.graph_nodes import EdgeMatch, GraphAlgorithm, GraphLabelScan, VertexMatch
-from runtime.algorithms.base import AlgorithmGraph
+from runtime.algorithms.base import AlgorithmGraph, LazyFrame
 from runtime.algorithms.registry import implementation
 from runtime.env import Env
 from runtime.expressions import column, spark_sql
+from runtime.held import hold, rows_of
 from runtime.spark_adapter import fits_broadcast
 from runtime.stores.written import written_held, written_since
 
@@ -319,39 +320,50 @@ def graph_label_scan(env: Env, node: GraphLabelScan, inputs: list[Any]) -> Any:
     )
 
 
-def algorithm_graph(env: Env, graph: Any) -> Any:
-    """The graph as (vertices, edges) DataFrames for an algorithm."""
+def algorithm_graph(env: Env, graph: Any, lazy: bool = False) -> Any:
+    """The graph as (vertices, edges) DataFrames for an algorithm (``lazy``:
+    built the first time they are used, ``LazyFrame``)."""
     from pyspark.sql import functions as F
 
     vtype = graph.vertex_type()
     etype = graph.edge_type()
     id_type = vtype.field_type(T.VERTEX_ID_FIELD)
-    v = vertex_values(env, graph, (), vtype)
     vertex_props = {f.name: f.type for f in vtype.fields if not f.name.startswith("~")}
-    vertices = v.select(
-        F.col("v.`~id`").alias("id"),
-        F.col("v.`~label`").alias("label"),
-        *[F.col(f"v.`{name}`").alias(name) for name in vertex_props],
-    )
-    e = edge_values(env, graph, (), etype, "OUT")
     edge_props = {f.name: f.type for f in etype.fields if not f.name.startswith("~")}
-    ts = [F.col("e.`~ts`").alias("ts")] if etype.field_type(T.EDGE_TS_FIELD) is not None else []
-    edges = e.select(
-        F.col("e.`~src`").cast(T.spark_sql_type(id_type)).alias("src"),
-        F.col("e.`~dst`").cast(T.spark_sql_type(id_type)).alias("dst"),
-        F.col("e.`~label`").alias("label"),
-        *ts,
-        *[F.col(f"e.`{name}`").alias(name) for name in edge_props],
-    )
-    return AlgorithmGraph(vertices, edges, id_type, vertex_props, edge_props, graph.name)
+
+    def vertices() -> Any:
+        v = vertex_values(env, graph, (), vtype)
+        return v.select(
+            F.col("v.`~id`").alias("id"),
+            F.col("v.`~label`").alias("label"),
+            *[F.col(f"v.`{name}`").alias(name) for name in vertex_props],
+        )
+
+    def edges() -> Any:
+        e = edge_values(env, graph, (), etype, "OUT")
+        has_ts = etype.field_type(T.EDGE_TS_FIELD) is not None
+        ts = [F.col("e.`~ts`").alias("ts")] if has_ts else []
+        return e.select(
+            F.col("e.`~src`").cast(T.spark_sql_type(id_type)).alias("src"),
+            F.col("e.`~dst`").cast(T.spark_sql_type(id_type)).alias("dst"),
+            F.col("e.`~label`").alias("label"),
+            *ts,
+            *[F.col(f"e.`{name}`").alias(name) for name in edge_props],
+        )
+
+    frames = (LazyFrame(vertices), LazyFrame(edges)) if lazy else (vertices(), edges())
+    out = AlgorithmGraph(frames[0], frames[1], id_type, vertex_props, edge_props, graph.name)
+    out.spark = env.spark
+    return out
 
 
 def graph_algorithm(env: Env, node: GraphAlgorithm, inputs: list[Any]) -> Any:
     from pyspark.sql import functions as F
 
-    graph = algorithm_graph(env, node.graph)
-    graph.iteration = env.iteration(node)
     window = env.reads.window
+    incremental = window is not None and node.signature.incremental
+    graph = algorithm_graph(env, node.graph, lazy=incremental)
+    graph.iteration = env.iteration(node)
     if window is not None and node.signature.incremental:
         # An incremental algorithm in a windowed job gets this call site's
         # state from the previous window and what the graph gained since.
@@ -365,7 +377,7 @@ def graph_algorithm(env: Env, node: GraphAlgorithm, inputs: list[Any]) -> Any:
             # What the store's parts since the last run hold: work in
             # proportion to the window, not to the graph.
             delta = algorithm_graph(
-                env.with_reads(env.reads.serving(node.graph, written)), node.graph
+                env.with_reads(env.reads.serving(node.graph, written)), node.graph, lazy=True
             )
             graph.new_edges = delta.edges
             graph.new_vertices = delta.vertices
@@ -382,7 +394,7 @@ def graph_algorithm(env: Env, node: GraphAlgorithm, inputs: list[Any]) -> Any:
         state["__version"] = now
     instance = node.function.instance if node.function is not None else None
     out = implementation(node.signature, instance).run(env.ctx, graph, list(node.args))
-    return out.select(
+    typed = out.select(
         *[
             F.col(f"c{i}").cast(T.spark_sql_type(f.type)).alias(f"c{i}")
             if not isinstance(f.type, T.StructType)
@@ -390,3 +402,21 @@ def graph_algorithm(env: Env, node: GraphAlgorithm, inputs: list[Any]) -> Any:
             for i, f in enumerate(node.fields_)
         ]
     )
+    rows = rows_of(out)
+    if rows is not None and not any(isinstance(f.type, T.StructType) for f in node.fields_):
+        # Made on the driver: the typed rows stay at hand there too.
+        import pyarrow as pa
+        from pyspark.sql.pandas.types import to_arrow_type
+
+        columns = []
+        for i, f in enumerate(node.fields_):
+            column, target = rows.column(i), to_arrow_type(T.to_spark_type(f.type))
+            same = column.type == target
+            if not same and not (pa.types.is_integer(column.type) and pa.types.is_integer(target)):
+                return typed  # a cast only Spark's rules decide
+            try:
+                columns.append(column if same else column.cast(target))
+            except pa.ArrowInvalid:
+                return typed  # out of range: Spark's rows only
+        hold(typed, pa.Table.from_arrays(columns, names=[f"c{i}" for i in range(len(columns))]))
+    return typed

@@ -31,17 +31,28 @@ from dataclasses import dataclass, field, replace
 from typing import Any
 
 from geaflow_sql.core import types as T
-from geaflow_sql.core.config import BATCH_PER_CHECKPOINT, JOB_CHECKPOINT_DIR
+from geaflow_sql.core.config import BATCH_PER_CHECKPOINT, JOB_CHECKPOINT_DIR, table_options
 from geaflow_sql.core.errors import ConfigError, GeaflowError
 from planner.graph_nodes import GraphAlgorithm
-from planner.logical import Aggregate, CollectSink, GraphSink, LogicalNode, TableScan, walk
+from planner.logical import (
+    Aggregate,
+    CollectSink,
+    GraphSink,
+    LogicalNode,
+    TableScan,
+    TableSink,
+    walk,
+)
 from planner.physical import ExecutionGroup
 from planner.statements import PlanStatement
-from runtime.connectors.base import WindowSource
-from runtime.connectors.registry import open_window_source, reads_in_windows
+from runtime.connectors.base import WindowSource, WriteRequest
+from runtime.connectors.registry import connector_for, open_window_source, reads_in_windows
 from runtime.context import RuntimeContext
 from runtime.errors import translate
 from runtime.evaluator import Evaluator, evaluate
+from runtime.held import rows_of
+from runtime.local.runner import LocalPlan
+from runtime.local.translate import NotLocal, Translator
 from runtime.plans import GRAPH_READS, PreparedPlan, plan_tables
 from runtime.reads import Reads, WindowRound, graph_key, table_key
 from runtime.scheduler import CycleScheduler, ExecutionCycle, FunctionCycle, RoundOutcome
@@ -279,6 +290,10 @@ class WindowedJob:
             frame = None
             if st.versions:
                 rows = local_incremental_result(now, sink.inputs[0], st.versions, now_versions)
+                if rows is not None and self._write_rows(st, sink, rows):
+                    st.versions = now_versions
+                    st.last_result = None
+                    return
                 frame = (
                     incremental_result(now, sink.inputs[0], st.versions, now_versions)
                     if rows is None
@@ -302,8 +317,12 @@ class WindowedJob:
             frame = evaluate(env.with_reads(so_far), sink.inputs[0])
         elif st.reads_graph:
             # Requests streamed from a table, each answered on the graph as it
-            # is when it arrives: the window's requests, nothing kept.
-            frame = evaluate(env, sink.inputs[0])
+            # is when it arrives: the window's requests, nothing kept.  (A
+            # call whose rows were made on the driver may be written from there.)
+            done, given = self._call_on_driver(st, env, sink)
+            if done:
+                return
+            frame = evaluate(env, sink.inputs[0], given)
         else:
             # The window's rows; stateful operators add their history.
             frame = evaluate(env, sink.inputs[0], rewrite=emissions)
@@ -313,6 +332,50 @@ class WindowedJob:
         written = evaluate(env, sink, {id(sink.inputs[0]): frame})
         if isinstance(written, int) and written > 0:
             st.written += written
+
+    def _call_on_driver(
+        self, st: JobStatement, env: Any, sink: LogicalNode
+    ) -> tuple[bool, dict[int, Any]]:
+        """Run a statement reading one algorithm call whose rows are made on
+        the driver (an incremental algorithm's window) there to the end, into
+        a table the driver writes: (True, ...).  Else (False, the call's
+        frame for the evaluation to use, so it runs once)."""
+        calls = [n for n in walk(sink) if isinstance(n, GraphAlgorithm)]
+        if len(calls) != 1 or not isinstance(sink, TableSink):
+            return False, {}
+        if self._writer(sink) is None:
+            return False, {}
+        call = calls[0]
+        out = evaluate(env, call)
+        rows = rows_of(out)
+        if rows is None:
+            return False, {id(call): out}
+        try:
+            translator = Translator(_no_inputs, self.ctx.config, rows={id(call): rows})
+            translation = translator.translate(CollectSink(sink.inputs[0]))
+        except NotLocal:
+            return False, {id(call): out}
+        outcome = LocalPlan(translation, sink.inputs[0].schema).run()
+        if outcome.table is None or not self._write_rows(st, sink, outcome.table):
+            return False, {id(call): out}
+        return True, {}
+
+    def _writer(self, sink: TableSink) -> Any | None:
+        types = [f.type for f in sink.input.schema]
+        options = table_options(self.ctx.config, sink.table)
+        request = WriteRequest(sink.table, options, types, windowed=True)
+        return connector_for(sink.table).rows_writer(self.ctx, request)
+
+    def _write_rows(self, st: JobStatement, sink: LogicalNode, rows: Any) -> bool:
+        """Write a window's rows held on the driver into a table that the
+        driver writes itself (no Spark job); False when it does not."""
+        if not isinstance(sink, TableSink):
+            return False
+        writer = self._writer(sink)
+        if writer is None:
+            return False
+        st.written += writer(rows)
+        return True
 
     def _graph_versions(self, plan: LogicalNode) -> dict[str, int]:
         out = {}
@@ -367,6 +430,10 @@ class WindowedJob:
                 ],
             }
         )
+
+
+def _no_inputs(key: Any) -> Any:
+    raise NotLocal("an input besides the call's rows")
 
 
 def frame_of(spark: Any, rows: Any, schema: Any) -> Any:

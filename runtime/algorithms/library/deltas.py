@@ -15,6 +15,8 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from runtime.held import from_rows
+
 from ..base import AlgorithmGraph
 from ..builtin import BuiltinAlgorithm
 
@@ -39,6 +41,12 @@ def collect_delta(graph: AlgorithmGraph) -> Delta:
     """
     from pyspark.sql import functions as F
 
+    if graph.held_delta is not None and graph.new_edges is not None:
+        pdf = graph.held_delta
+        is_vertex = (pdf["kind"] == 0).to_numpy()
+        a = pdf["a"].to_numpy()
+        b = pdf["b"].to_numpy()
+        return Delta(a[is_vertex], a[~is_vertex], b[~is_vertex])
     vertices = graph.vertices if graph.new_vertices is None else graph.new_vertices
     edges = graph.edges if graph.new_edges is None else graph.new_edges
     id_type = vertices.schema["id"].dataType
@@ -53,10 +61,7 @@ def collect_delta(graph: AlgorithmGraph) -> Delta:
             F.col("dst").cast(id_type).alias("b"),
         )
     )
-    if graph.held_delta is not None and graph.new_edges is not None:
-        pdf = graph.held_delta
-    else:
-        pdf = rows.where(F.col("a").isNotNull() & F.col("b").isNotNull()).toPandas()
+    pdf = rows.where(F.col("a").isNotNull() & F.col("b").isNotNull()).toPandas()
     is_vertex = (pdf["kind"] == 0).to_numpy()
     a = pdf["a"].to_numpy()
     b = pdf["b"].to_numpy()
@@ -164,9 +169,22 @@ def gather(
 
 def output_frame(graph: AlgorithmGraph, algorithm: BuiltinAlgorithm, columns: list[Any]) -> Any:
     """A DataFrame c0..cN of the algorithm's schema from driver-side columns."""
+    import pyarrow as pa
+    from pyspark.sql.pandas.types import to_arrow_type
+
     schema = algorithm.spark_schema(graph.id_type)
+    spark = graph.spark if graph.spark is not None else graph.vertices.sparkSession
+    try:
+        # As Arrow: one batch to the JVM, not a Python object per value.
+        arrays = [
+            pa.array(list(col), type=to_arrow_type(f.dataType))
+            for col, f in zip(columns, schema.fields, strict=True)
+        ]
+        rows = pa.Table.from_arrays(arrays, names=schema.names)
+        return from_rows(spark, rows, schema)
+    except (pa.ArrowInvalid, pa.ArrowTypeError, TypeError):
+        pass  # values Arrow will not take as typed: Spark converts them
     pdf = pd.DataFrame({f"c{i}": pd.Series(col, dtype=object) for i, col in enumerate(columns)})
-    spark = graph.vertices.sparkSession
     if pdf.empty:
         return spark.createDataFrame([], schema)
     return spark.createDataFrame(pdf.astype(object).where(pdf.notna(), None), schema)

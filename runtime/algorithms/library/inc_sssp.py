@@ -36,6 +36,11 @@ def collect_labeled_delta(graph: AlgorithmGraph) -> LabeledDelta:
     """This window's vertices (with labels) and edges (with labels), in one Spark job."""
     from pyspark.sql import functions as F
 
+    if graph.held_delta is not None:
+        pdf = graph.held_delta
+        vertex = (pdf["kind"] == 0).to_numpy()
+        a, b, label = pdf["a"].to_numpy(), pdf["b"].to_numpy(), pdf["label"].to_numpy()
+        return LabeledDelta(a[vertex], label[vertex], a[~vertex], b[~vertex], label[~vertex])
     id_type = graph.vertices.schema["id"].dataType
     rows = graph.new_vertices.select(
         F.lit(0).alias("kind"),
@@ -50,10 +55,7 @@ def collect_labeled_delta(graph: AlgorithmGraph) -> LabeledDelta:
             F.col("label").cast("string").alias("label"),
         )
     )
-    if graph.held_delta is not None:
-        pdf = graph.held_delta
-    else:
-        pdf = rows.where(F.col("a").isNotNull() & F.col("b").isNotNull()).toPandas()
+    pdf = rows.where(F.col("a").isNotNull() & F.col("b").isNotNull()).toPandas()
     vertex = (pdf["kind"] == 0).to_numpy()
     a, b, label = pdf["a"].to_numpy(), pdf["b"].to_numpy(), pdf["label"].to_numpy()
     return LabeledDelta(a[vertex], label[vertex], a[~vertex], b[~vertex], label[~vertex])
