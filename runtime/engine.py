@@ -80,6 +80,7 @@ class ScriptRun:
         self.ctx.config = config
         start = time.perf_counter() if started is None else started
         try:
+            self.jobs.check()  # a cancel that came between two statements
             if isinstance(bound, PlanStatement) and not self.check_only:
                 assert bound.root is not None
                 if self.windowed or reads_windows(self.ctx.catalog, config, bound.root):
@@ -161,7 +162,7 @@ class ScriptRun:
         raise TypeError(f"{type(bound).__name__} is not the runtime's to run")
 
     def _scheduler(self) -> CycleScheduler:
-        return CycleScheduler(record=self.ctx.config.get_bool(TRACE_CYCLES))
+        return CycleScheduler(record=self.ctx.config.get_bool(TRACE_CYCLES), check=self.jobs.check)
 
     def _ready_spark(self, prepared: PreparedPlan) -> Any:
         """Spark, with the user functions the statements call registered."""

@@ -13,6 +13,8 @@ import uuid
 from collections.abc import Iterator
 from typing import Any
 
+from geaflow_sql.core.errors import CancelledError
+
 from .spark_adapter import cancel_jobs, tag_jobs, untag_jobs
 
 
@@ -45,9 +47,18 @@ class LocalRuns:
 
 
 class JobTags:
+    """The tags of the jobs running now, and which of them were cancelled.
+
+    Spark stops a cancelled job; work that runs no Spark job (a window held on
+    the driver, the rounds of a driver-side iteration) asks ``check`` between
+    its steps, which raises once a cancel has reached one of this thread's tags.
+    """
+
     def __init__(self) -> None:
         self._lock = threading.Lock()
         self._tags: set[str] = set()
+        self._cancelled: set[str] = set()
+        self._mine = threading.local()
         self.local = LocalRuns()
 
     @contextlib.contextmanager
@@ -56,18 +67,35 @@ class JobTags:
         tag = f"geaflow-sql-{kind}-{uuid.uuid4().hex[:12]}"
         with self._lock:
             self._tags.add(tag)
+        mine = self._thread_tags()
+        mine.append(tag)
         tag_jobs(spark, tag)
         try:
             yield
         finally:
             untag_jobs(spark, tag)
+            mine.remove(tag)
             with self._lock:
                 self._tags.discard(tag)
+                self._cancelled.discard(tag)
+
+    def _thread_tags(self) -> list[str]:
+        tags: list[str] | None = getattr(self._mine, "tags", None)
+        if tags is None:
+            tags = self._mine.tags = []
+        return tags
+
+    def check(self) -> None:
+        """Raise ``CancelledError`` if this thread's work was cancelled."""
+        mine = self._thread_tags()
+        if mine and any(tag in self._cancelled for tag in mine):
+            raise CancelledError("the statement was cancelled")
 
     def cancel(self, spark: Any) -> None:
         """Cancel the tagged jobs running now (from any thread)."""
         with self._lock:
             tags = list(self._tags)
+            self._cancelled.update(tags)
         self.local.interrupt_all()
         for tag in tags:
             cancel_jobs(spark, tag)

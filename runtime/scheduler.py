@@ -86,9 +86,16 @@ class CycleScheduler:
     """Runs a cycle to completion by exchanging events with its head and tail."""
 
     def __init__(
-        self, listener: Callable[[Event], None] | None = None, *, record: bool = True
+        self,
+        listener: Callable[[Event], None] | None = None,
+        *,
+        record: bool = True,
+        check: Callable[[], None] | None = None,
     ) -> None:
         self.listener = listener
+        # Called before every round; raises to stop the cycle (a cancel that
+        # reached work which runs no Spark job for Spark to stop).
+        self.check = check
         # Keep every event in ``trace`` (a long windowed job runs many: the
         # runtime records them only when asked, geaflow.dsl.trace.cycles).
         self.record = record
@@ -113,6 +120,8 @@ class CycleScheduler:
                     cycle.on_launch()
                     self._emit(queue, Event(EventKind.EXECUTE, cycle.id, 0))
                 elif event.kind is EventKind.EXECUTE:
+                    if self.check is not None:
+                        self.check()
                     cycle.head(event.round)
                     outcome = cycle.tail(event.round)
                     cycle.rounds_run = event.round + 1

@@ -71,3 +71,49 @@ def test_failure_marks_the_cycle_failed():
     with pytest.raises(RuntimeError):
         CycleScheduler().run(cycle)
     assert cycle.state is CycleState.FAILED
+
+
+def test_a_cancel_from_another_thread_stops_the_next_round():
+    """Rounds that run no Spark job stop at a round boundary once cancelled."""
+    import threading
+
+    from geaflow_sql.core.errors import CancelledError
+    from runtime.jobs import JobTags
+
+    jobs = JobTags()
+    started = threading.Event()
+    cancelled = threading.Event()
+    outcome: dict[str, object] = {}
+    seen: list[int] = []
+
+    def step(n):
+        seen.append(n)
+        if n == 2:
+            started.set()
+            assert cancelled.wait(10)
+        return True, n  # never converges on its own
+
+    def run():
+        with jobs.tagged(None):
+            try:
+                CycleScheduler(check=jobs.check).run(FunctionCycle(1, step))
+            except CancelledError as err:
+                outcome["error"] = err
+            # The cancel holds for the rest of the scope it reached...
+            try:
+                jobs.check()
+            except CancelledError:
+                outcome["still"] = True
+        with jobs.tagged(None):  # ...and not for the next one.
+            jobs.check()
+            outcome["fresh"] = True
+
+    worker = threading.Thread(target=run)
+    worker.start()
+    assert started.wait(10)
+    jobs.cancel(None)
+    cancelled.set()
+    worker.join(10)
+    assert isinstance(outcome.get("error"), CancelledError)
+    assert seen == [0, 1, 2]
+    assert outcome.get("still") is True and outcome.get("fresh") is True
