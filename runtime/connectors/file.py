@@ -417,6 +417,19 @@ def fields_of(line: str, options: dict[str, Any]) -> str:
     return f"split({line}, {sql_string(separator_regex(sep))}, -1)"
 
 
+def lines_frame(
+    ctx: RuntimeContext, table: TableInfo, options: dict[str, Any], source: str, lines: list[str]
+) -> Any:
+    """A stream's text lines (one row each, ``source`` naming them in errors)
+    as the table's rows c0..cN, parsed and checked as a text file's are."""
+    df = ctx.spark.createDataFrame(
+        [(source, k, line) for k, line in enumerate(lines)],
+        "file string, line_no int, line string",
+    ).selectExpr("*", f"{fields_of('line', options)} AS __fields")
+    req = ReadRequest(table, options, tuple(range(len(table.columns))))
+    return FileConnector().parse(ctx, req, df)
+
+
 def _skips_bad_rows(options: dict[str, Any]) -> bool:
     """Are bad rows skipped and counted (else the read fails at the first)?"""
     policy = str(option(options, BAD_ROWS, "fail")).lower()

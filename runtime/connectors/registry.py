@@ -17,6 +17,7 @@ from .base import Connector, WindowSource
 from .console import ConsoleConnector
 from .file import FileConnector
 from .jdbc import JdbcConnector
+from .kafka import KafkaConnector
 from .random_source import RandomConnector
 from .socket import SocketConnector
 from .spark_source import SparkSourceConnector
@@ -27,6 +28,7 @@ _REGISTRY: dict[str, Connector] = {
         FileConnector(),
         ConsoleConnector(),
         JdbcConnector(),
+        KafkaConnector(),
         RandomConnector(),
         SocketConnector(),
         SparkSourceConnector(),

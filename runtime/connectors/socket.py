@@ -21,7 +21,7 @@ from geaflow_sql.core.errors import ConfigError, ExecutionError, UnsupportedErro
 from runtime.context import RuntimeContext
 
 from .base import Connector, ReadRequest, WindowSource, time_window_of, window_size_of
-from .file import FileConnector, fields_of
+from .file import lines_frame
 
 
 class SocketConnector(Connector):
@@ -144,13 +144,7 @@ class SocketSource(WindowSource):
         return i < len(self.windows)
 
     def _frame(self, lines: list[str]) -> Any:
-        spark = self.ctx.spark
-        df = spark.createDataFrame(
-            [("socket", k, line) for k, line in enumerate(lines)],
-            "file string, line_no int, line string",
-        ).selectExpr("*", f"{fields_of('line', self.options)} AS __fields")
-        req = ReadRequest(self.table, self.options, tuple(range(len(self.table.columns))))
-        return FileConnector().parse(self.ctx, req, df)
+        return lines_frame(self.ctx, self.table, self.options, "socket", lines)
 
     def window(self, i: int) -> Any:
         self._fill(i)
