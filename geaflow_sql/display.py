@@ -10,9 +10,12 @@ import io
 import json
 import math
 from collections.abc import Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from .core.values import value_text
+
+if TYPE_CHECKING:
+    from runtime.streaming.progress import WindowReport
 
 
 def format_table(
@@ -98,3 +101,11 @@ def format_rows(
     if mode == "json":
         return format_json(columns, rows)
     return format_table(columns, rows, max_width)
+
+
+def describe_window(report: WindowReport) -> str:
+    """One line about a finished window, as ``geaflow-sql -f`` prints it."""
+    rows_in = "? rows in" if report.rows_in is None else f"{report.rows_in:,} rows in"
+    rows_out = "? rows out" if report.rows_out is None else f"{report.rows_out:,} rows out"
+    saved = ", checkpointed" if report.checkpointed else ""
+    return f"window {report.window + 1}: {rows_in}, {rows_out}, {report.seconds:.2f} s{saved}"

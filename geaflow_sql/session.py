@@ -34,6 +34,7 @@ from runtime.profile import Profile, phase, recording
 from runtime.results import QueryResult, StatementResult
 from runtime.spark_adapter import acquire_session, prepare_session, release_session
 from runtime.stores import GraphStores
+from runtime.streaming.progress import WindowControl
 
 from .core.catalog import Catalog, GraphInfo
 from .core.config import PROFILE, Config
@@ -69,6 +70,9 @@ class Session:
         self.base_dir = base_dir or os.getcwd()
         self.stores = GraphStores()
         self._jobs = JobTags()
+        # The windowed job running now: its per-window reports go to
+        # ``windows.listener``; ``stop_after_window`` ends it.
+        self.windows = WindowControl()
         self._closed = False
         self._parent: Session | None = None
         if spark is not None:
@@ -219,6 +223,13 @@ class Session:
         """
         return self._jobs.tagged(self.spark, "scope")
 
+    def stop_after_window(self) -> bool:
+        """Stop the windowed job running now once its current window is done
+        (from another thread or a signal handler).  Its checkpoint then holds
+        that window, and running the script again goes on from the next one.
+        False when no windowed job is running."""
+        return self.windows.request_stop()
+
     def cancel(self) -> None:
         """Cancel the Spark jobs of the statement running now (from another thread)."""
         if self._spark is not None:
@@ -235,7 +246,14 @@ class Session:
             stores=self.stores,
             base_dir=self.base_dir,
         )
-        return ScriptRun(ctx, parsed, self._jobs, spark=lambda: self.spark, check_only=check_only)
+        return ScriptRun(
+            ctx,
+            parsed,
+            self._jobs,
+            spark=lambda: self.spark,
+            check_only=check_only,
+            windows=self.windows,
+        )
 
     def _bind(self, parsed: s.Script, st: s.Statement, parameters: Any) -> BoundStatement:
         ctx = BindContext(self.catalog, self.config, parsed.text, parsed.source, parameters)

@@ -28,6 +28,7 @@ from runtime.results import python_values
 
 from .core.config import PROFILE
 from .core.errors import CancelledError, ConfigError, ExecutionError, GeaflowError
+from .display import describe_window
 from .terminal import (
     Progress,
     help_text,
@@ -224,13 +225,18 @@ class Shell:
             return
         events: queue.Queue[tuple[str, Any]] = queue.Queue()
         cancel = threading.Event()
+        # A windowed job's windows as they finish.
+        self.session.windows.listener = lambda report: events.put(("window", report))
         worker = threading.Thread(
             target=self._work, args=(script, source, events, cancel), name="statement", daemon=True
         )
         started = time.monotonic()
         worker.start()
-        self._pump(events, cancel, started, text, source)
-        worker.join()
+        try:
+            self._pump(events, cancel, started, text, source)
+            worker.join()
+        finally:
+            self.session.windows.listener = None
 
     def _work(
         self,
@@ -291,6 +297,7 @@ class Shell:
         """The UI thread while a statement runs: print results, draw progress, cancel on Ctrl-C."""
         progress = Progress(self.out, self._spark_now, started)
         last_cancel = 0.0
+        stopping = False
         interrupted = threading.Event()
         with sigint_sets(interrupted):
             while True:
@@ -298,6 +305,16 @@ class Shell:
                     if interrupted.is_set():
                         interrupted.clear()
                         progress.clear()
+                        if (
+                            not stopping
+                            and not cancel.is_set()
+                            and self.session.stop_after_window()
+                        ):
+                            # A windowed job: end it after this window, its
+                            # checkpoint intact; a second Ctrl-C cancels.
+                            stopping = True
+                            self._say("stopping after this window… (Ctrl-C again cancels it)")
+                            continue
                         if not cancel.is_set():
                             cancel.set()
                             self._say("cancelling…")
@@ -317,7 +334,9 @@ class Shell:
                     progress.clear()
                     if kind == "done":
                         return
-                    if kind == "result":
+                    if kind == "window":
+                        self._say(describe_window(payload))
+                    elif kind == "result":
                         self._print_result(*payload)
                     elif kind == "error":
                         if isinstance(payload, CancelledError) or (

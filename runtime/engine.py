@@ -46,6 +46,7 @@ from .results import QueryResult, StatementResult
 from .scheduler import CycleScheduler
 from .spark_adapter import statement_time_zone, use_time_zone
 from .streaming.job import WindowedJob
+from .streaming.progress import WindowControl
 from .udfs import ensure_registered
 
 
@@ -60,10 +61,12 @@ class ScriptRun:
         *,
         spark: Callable[[], Any],
         check_only: bool = False,
+        windows: WindowControl | None = None,
     ) -> None:
         self.ctx = ctx
         self.script = script
         self.jobs = jobs
+        self.windows = windows if windows is not None else WindowControl()
         # Spark starts on first use (DDL of tables needs none).
         self._spark = spark
         self.check_only = check_only
@@ -107,9 +110,13 @@ class ScriptRun:
         start = time.perf_counter()
         try:
             prepared = prepare(self.windowed, config, windowed=True)
-            job = WindowedJob(self.ctx, prepared, self.script.text, self._scheduler())
+            job = WindowedJob(self.ctx, prepared, self.script.text, self._scheduler(), self.windows)
             with self.jobs.tagged(self._ready_spark(prepared)):
-                done = job.run()
+                self.windows.started()
+                try:
+                    done = job.run()
+                finally:
+                    self.windows.ended()
         except GeaflowError as err:
             # A statement's failure names that statement (WindowedJob.run_round);
             # the job's own (its sources, its checkpoint), the job's first one.

@@ -43,6 +43,9 @@ class WindowRound:
     sources: Mapping[str, Any]
     statement: int = 0
     algorithm_state: dict[str, Any] = field(default_factory=dict, compare=False)
+    # State stream operators keep between windows (runtime/streaming/kept_state.py),
+    # by statement and operator: a cache, rebuilt from the rows so far after a restart.
+    operator_state: dict[Any, Any] = field(default_factory=dict, compare=False)
 
     def reads_table(self, table: TableInfo) -> bool:
         return table_key(table) in self.sources

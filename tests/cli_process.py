@@ -11,11 +11,14 @@ ROOT = Path(__file__).resolve().parent.parent
 
 
 def start_cli(
-    folder: Path, conf: dict[str, str], env_extra: dict[str, str] | None = None
+    folder: Path,
+    conf: dict[str, str],
+    env_extra: dict[str, str] | None = None,
+    quiet: bool = True,
 ) -> subprocess.Popen[str]:
     """``geaflow-sql -f job.gql -q`` in ``folder`` on one local core, with
     ``--conf`` for each of ``conf`` (and one shuffle partition), this
-    checkout first on the Python path."""
+    checkout first on the Python path (without ``-q`` unless ``quiet``)."""
     env = dict(os.environ)
     env["PYTHONPATH"] = str(ROOT) + os.pathsep + env.get("PYTHONPATH", "")
     env.update(env_extra or {})
@@ -28,7 +31,7 @@ def start_cli(
             "geaflow_sql.cli",
             "-f",
             "job.gql",
-            "-q",
+            *(["-q"] if quiet else []),
             "--master",
             "local[1]",
             *args,

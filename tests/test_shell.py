@@ -266,6 +266,22 @@ def test_shell_in_a_real_terminal(tmp_path):
         encoding="utf-8",
     )
     (tmp_path / "bad.gql").write_text("SELECT 1;\nSELECT name FROM nowhere;\n", encoding="utf-8")
+    (tmp_path / "stream.txt").write_text(
+        "".join(f"{i},{i % 7}\n" for i in range(60)), encoding="utf-8"
+    )
+    (tmp_path / "stream.gql").write_text(
+        f"""
+        SET geaflow.dsl.checkpoint.dir = '{tmp_path / "checkpoint"}';
+        SET geaflow.file.persistent.root = '{tmp_path / "warehouse"}';
+        CREATE TABLE ticks (id bigint, k bigint)
+          WITH (type='file', geaflow.dsl.file.path='stream.txt', geaflow.dsl.window.size = 4);
+        CREATE GRAPH pulse (VERTEX tick (id bigint ID, k bigint)) WITH (storeType='rocksdb');
+        CREATE TABLE seen (id bigint) WITH (type='file', geaflow.dsl.file.path='seen.txt');
+        INSERT INTO pulse.tick SELECT id, k FROM ticks;
+        INSERT INTO seen SELECT id FROM ticks WHERE k = 0;
+        """,
+        encoding="utf-8",
+    )
     history = tmp_path / "history"
     env = {
         "PYTHONPATH": str(ROOT),
@@ -275,6 +291,8 @@ def test_shell_in_a_real_terminal(tmp_path):
         "HOME": str(tmp_path),
         "LANG": "C.UTF-8",
         "JAVA_HOME": os.environ.get("JAVA_HOME", ""),
+        # Each graph part written waits: a windowed job's windows take a while.
+        "GEAFLOW_SQL_STORE_PAUSE_AFTER_PART": "0.5",
     }
     term = Terminal(
         [
@@ -354,6 +372,22 @@ def test_shell_in_a_real_terminal(tmp_path):
         term.press("Enter")
         screen = term.wait_for(r"^\(1 row\)", 120, mark)
         assert re.search(r"^\| 3 \|$", screen[mark:], re.M), screen[mark:]
+
+        # A windowed job prints a line per window; Ctrl-C stops it after
+        # the window it is running, and the prompt comes back.
+        mark = term.prompt_mark(30)
+        term.type("\\i stream.gql")
+        term.press("Enter")
+        term.wait_for(r"^window 2: 4 rows in, \d+ rows out, [\d.]+ s, checkpointed$", 120, mark)
+        term.press("C-c")
+        term.wait_for(r"^stopping after this window", 30, mark)
+        after = term.prompt_mark(120)
+        windows = re.findall(r"^window (\d+): ", term.screen()[mark:after], re.M)
+        assert 2 <= len(windows) < 15 and windows == [str(k) for k in range(1, len(windows) + 1)]
+        seen = (tmp_path / "seen.txt").read_text(encoding="utf-8").split()
+        # What the windows that ran wrote, and nothing of the others.
+        assert seen == [str(i) for i in range(0, 4 * len(windows), 7)], (windows, seen)
+        assert "Traceback" not in term.screen()[mark:]
 
         # \i runs a file; its errors name the file, line and column.
         mark = term.prompt_mark(30)

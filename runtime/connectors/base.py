@@ -135,6 +135,10 @@ class WindowSource:
     def cumulative(self, i: int) -> Any:
         raise NotImplementedError
 
+    def rows_in(self, i: int) -> int | None:
+        """How many rows window ``i`` holds, when known without reading it again."""
+        return None
+
     def close(self) -> None:
         """Release connections or threads."""
 
@@ -181,6 +185,13 @@ class ReplayableSource(WindowSource):
                 (F.col("__pos") >= i * self.size) & (F.col("__pos") < (i + 1) * self.size)
             )
         return rows.drop("__pos")
+
+    def rows_in(self, i: int) -> int | None:
+        if self.count < 0:
+            return None
+        if self.size <= 0:
+            return self.count if i == 0 else 0
+        return max(0, min(self.size, self.count - i * self.size))
 
     def cumulative(self, i: int) -> Any:
         from pyspark.sql import functions as F

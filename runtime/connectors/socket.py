@@ -150,6 +150,9 @@ class SocketSource(WindowSource):
         self._fill(i)
         return self._frame(self.windows[i] if i < len(self.windows) else [])
 
+    def rows_in(self, i: int) -> int | None:
+        return len(self.windows[i]) if i < len(self.windows) else 0
+
     def cumulative(self, i: int) -> Any:
         self._fill(i)
         lines = [ln for w in self.windows[: i + 1] for ln in w]

@@ -27,6 +27,7 @@ the job commits a checkpoint (see ``checkpoint.py``).
 from __future__ import annotations
 
 import os
+import time
 from dataclasses import dataclass, field, replace
 from typing import Any
 
@@ -63,6 +64,7 @@ from .emissions import emissions
 from .fusion import can_fuse_windows
 from .incremental_match import incremental_result
 from .local_match import local_incremental_result
+from .progress import WindowControl, WindowReport
 
 DELTA = "delta"
 GRAPH_DELTA = "graph-delta"
@@ -79,6 +81,8 @@ class JobStatement:
     mode: str
     versions: dict[str, int] = field(default_factory=dict)
     written: int = 0
+    # Did a write of this statement not say how many rows it wrote?
+    uncounted: bool = False
     collected: list[Any] = field(default_factory=list)
     last_result: Any = None
 
@@ -118,8 +122,12 @@ class WindowedJob:
         prepared: PreparedPlan,
         script_text: str,
         scheduler: CycleScheduler,
+        control: WindowControl | None = None,
     ) -> None:
         self.ctx = ctx
+        self.control = control if control is not None else WindowControl()
+        # Set when the job stopped on request before its sources ended.
+        self.stopped_after: int | None = None
         self.prepared = prepared
         self.scheduler = scheduler
         self.evaluator = Evaluator(ctx, prepared, scheduler)
@@ -155,6 +163,8 @@ class WindowedJob:
         # State incremental algorithms keep between windows (checkpointed).
         self.algorithm_state: dict[str, Any] = {}
         self.fused = False
+        self.reported = 0  # rows written as of the last window reported
+        self.operator_state: dict[Any, Any] = {}
 
     @property
     def trace(self) -> list[tuple[int, str, int]] | None:
@@ -238,6 +248,7 @@ class WindowedJob:
     # ------------------------------------------------------------------- run
     def run(self) -> list[JobStatement]:
         self.setup()
+        self.reported = sum(st.written for st in self.statements)
         try:
             self.scheduler.run(WindowCycle(self))
         except BaseException:
@@ -250,7 +261,7 @@ class WindowedJob:
         # A drained Structured Streaming source is caught up, not finished: more
         # data may land, and the next run resumes after the last window.
         resumable = any(src.resumable for src in self.sources.values())
-        if self.checkpoint is not None and not resumable:
+        if self.checkpoint is not None and not resumable and self.stopped_after is None:
             self.checkpoint.commit({"window": -1, "finished": True})
         return self.statements
 
@@ -260,7 +271,7 @@ class WindowedJob:
     def run_round(self, r: int) -> None:
         """Window ``r``: each statement's group as a cycle of one round, in order."""
         for k, st in enumerate(self.statements):
-            window = WindowRound(r, self.sources, k, self.algorithm_state)
+            window = WindowRound(r, self.sources, k, self.algorithm_state, self.operator_state)
 
             def step(
                 _: int, st: JobStatement = st, window: WindowRound = window
@@ -332,6 +343,8 @@ class WindowedJob:
         written = evaluate(env, sink, {id(sink.inputs[0]): frame})
         if isinstance(written, int) and written > 0:
             st.written += written
+        elif isinstance(written, int) and written < 0:
+            st.uncounted = True
 
     def _call_on_driver(
         self, st: JobStatement, env: Any, sink: LogicalNode
@@ -384,6 +397,28 @@ class WindowedJob:
                 store = self.ctx.stores.store(self.ctx, n.graph)
                 out[graph_key(n.graph)] = store.version_number()
         return out
+
+    # -------------------------------------------------------------- progress
+    def report(self, r: int, seconds: float, more: bool) -> None:
+        """Tell the front end about window ``r`` (just committed)."""
+        if self.control.listener is None:
+            return
+        ins = [src.rows_in(r) for src in self.sources.values()]
+        written = sum(st.written for st in self.statements)
+        out = None if any(st.uncounted for st in self.statements) else written - self.reported
+        self.reported = written
+        checkpointed = self.checkpoint is not None and (
+            not more or (r + 1) % self.checkpoint_every == 0
+        )
+        self.control.report(
+            WindowReport(
+                r,
+                None if any(n is None for n in ins) else sum(n for n in ins if n is not None),
+                out,
+                seconds,
+                checkpointed,
+            )
+        )
 
     # ------------------------------------------------------------ checkpoint
     def commit(self, r: int, last: bool) -> None:
@@ -455,14 +490,24 @@ class WindowCycle(ExecutionCycle):
         super().__init__(job.prepared.execution.root.id)
         self.job = job
         self.round_base = job.start_round
+        self.started = time.perf_counter()
 
     def head(self, round_no: int) -> None:
         self.job.run_round(self.round_base + round_no)
 
     def tail(self, round_no: int) -> RoundOutcome:
         r = self.round_base + round_no
-        more = self.job.has_window(r + 1)
-        self.job.commit(r, last=not more)
+        job = self.job
+        if job.control.stop_requested():
+            # Stopped on request: this window is the last of this run (the
+            # next is not read: a stream might wait for it).
+            more = False
+            job.stopped_after = r
+        else:
+            more = job.has_window(r + 1)
+        job.commit(r, last=not more)
+        job.report(r, time.perf_counter() - self.started, more)
+        self.started = time.perf_counter()
         return RoundOutcome(more, r)
 
     def on_launch(self) -> None:
