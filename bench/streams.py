@@ -182,12 +182,99 @@ def line(
     )
 
 
+STATEFUL = """
+CREATE TABLE events (k bigint, v bigint) WITH (type='file', geaflow.dsl.file.path='events.txt',
+  geaflow.dsl.window.size = {step});
+CREATE TABLE keys_out (k bigint) WITH (type='file', geaflow.dsl.file.path='keys.txt');
+CREATE TABLE groups_out (k bigint, n bigint, total bigint, top bigint)
+  WITH (type='file', geaflow.dsl.file.path='groups.txt');
+CREATE TABLE rows_out (k bigint, v bigint) WITH (type='file', geaflow.dsl.file.path='rows.txt');
+INSERT INTO keys_out SELECT DISTINCT k FROM events;
+INSERT INTO groups_out SELECT k, count(*), sum(v), max(v) FROM events GROUP BY k;
+INSERT INTO rows_out SELECT k, v FROM events WHERE v = 0;
+"""
+
+
+def stateful(spark: Any, folder: Path, rows: int, windows: int, keys: int) -> None:
+    """A stream of ``rows`` (key, value) rows in ``windows`` windows: the
+    seconds a windowed DISTINCT, GROUP BY and a row-wise filter take in the
+    first windows and in the last ones, as the history grows, with the
+    operators' state kept between windows and computed over every row so far."""
+    import numpy as np
+
+    rng = np.random.default_rng(11)
+    data = np.stack([rng.integers(0, keys, rows), rng.integers(0, 1000, rows)], axis=1)
+    (folder / "events.txt").unlink(missing_ok=True)
+    np.savetxt(folder / "events.txt", data, fmt="%d", delimiter=",")
+    print(
+        f"stateful operators: {rows} rows, {keys} keys, {windows} windows of {rows // windows} rows"
+    )
+    outputs = []
+    for kept in (True, False):
+        work = folder / f"stateful-{'kept' if kept else 'recomputed'}"
+        work.mkdir()
+        (work / "events.txt").symlink_to(folder / "events.txt")
+        stateful_run(spark, work, rows, windows, kept)
+        outputs.append(
+            [sorted((work / f).read_text().splitlines()) for f in ("keys.txt", "groups.txt")]
+        )
+    print("same rows kept and recomputed:", outputs[0] == outputs[1])
+
+
+def stateful_run(spark: Any, work: Path, rows: int, windows: int, kept: bool) -> None:
+    import runtime.streaming.job as job
+    from geaflow_sql import Session
+    from planner.logical import Aggregate, walk
+
+    seconds: dict[str, dict[int, float]] = defaultdict(dict)
+    spark_jobs: dict[str, dict[int, int]] = defaultdict(dict)
+    real_run = job.WindowedJob.run_statement
+
+    def run_statement(self: Any, st: Any, window: Any) -> None:
+        aggs = [n for n in walk(st.plan) if isinstance(n, Aggregate)]
+        kind = "row-wise filter" if not aggs else "GROUP BY" if aggs[0].calls else "DISTINCT"
+        first_job = last_job_id(self.ctx.spark)
+        start = time.perf_counter()
+        real_run(self, st, window)
+        seconds[kind][window.number] = time.perf_counter() - start
+        spark_jobs[kind][window.number] = last_job_id(self.ctx.spark) - first_job
+
+    job.WindowedJob.run_statement = run_statement  # type: ignore[method-assign]
+    try:
+        conf = {"geaflow.dsl.stream.operator.state": str(kept).lower()}
+        Session(spark=spark, base_dir=str(work), conf=conf).execute(
+            STATEFUL.format(step=max(1, rows // windows))
+        )
+    finally:
+        job.WindowedJob.run_statement = real_run  # type: ignore[method-assign]
+    print(f"  state {'kept between windows' if kept else 'computed over every row so far'}:")
+    for kind in ("DISTINCT", "GROUP BY", "row-wise filter"):
+        per = seconds[kind]
+        order = sorted(per)
+        early = [per[r] for r in order[1:4]]
+        late = [per[r] for r in order[-3:]]
+        njobs = statistics.mean(spark_jobs[kind][r] for r in order[1:])
+        print(
+            f"  {kind:26s} windows 2-4 {statistics.mean(early):7.3f} s/window   "
+            f"last 3 {statistics.mean(late):7.3f} s/window   "
+            f"last/early {statistics.mean(late) / statistics.mean(early):5.2f}x   "
+            f"Spark jobs/window {njobs:4.1f}"
+        )
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument(
         "--edges", type=float, default=1e5, help="edges at the end (1e6 for the large run)"
     )
     parser.add_argument("--windows", type=int, default=4, help="windows, the first loads the graph")
+    parser.add_argument(
+        "--stateful-rows", type=float, default=1e6, help="rows of the stateful-operator stream"
+    )
+    parser.add_argument("--stateful-windows", type=int, default=20)
+    parser.add_argument(
+        "--only", choices=("graph", "stateful"), help="run one part (default: both)"
+    )
     parser.add_argument("--master", default="local[2]")
     parser.add_argument("--driver-memory", default="2g")
     args = parser.parse_args()
@@ -200,6 +287,10 @@ def main() -> None:
     edges = int(args.edges)
     with tempfile.TemporaryDirectory(prefix="geaflow-bench-streams-") as tmp:
         folder = Path(tmp)
+        if args.only != "graph":
+            stateful(spark, folder, int(args.stateful_rows), args.stateful_windows, 10_000)
+        if args.only == "stateful":
+            return
         step = write_graph(folder, edges, args.windows)
         print(
             f"{edges} edges, {max(10, edges // 10)} vertices, +{step} edges a window, "

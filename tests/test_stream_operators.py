@@ -201,3 +201,134 @@ def test_each_operator_emits_per_window_as_geaflow_does(session, tmp_path, size,
     for name in QUERIES:
         got = sorted_windows(tmp_path / f"out_{name}.txt", model.count)
         assert got == expected(model, name), (name, src, src2)
+
+
+# Statements whose DISTINCT or GROUP BY keeps its state between windows
+# (runtime/streaming/kept_state.py), and some that must not (over a join,
+# an aggregate of an aggregate, a float sum, AVG).
+KEPT = {
+    "distinct_pairs": ("k bigint, v int", "SELECT DISTINCT k, v FROM src WHERE v <> 3"),
+    "distinct_expr": ("k bigint", "SELECT DISTINCT k + v FROM src"),
+    "groups": (
+        "k bigint, n bigint, c bigint, s bigint, lo int, hi int",
+        "SELECT k, count(*), count(v), sum(v), min(v), max(v) FROM src GROUP BY k",
+    ),
+    "two_keys": (
+        "k bigint, b boolean, n bigint, s bigint",
+        "SELECT k, v > 1, count(*), sum(v * 2) FROM src WHERE k IS NULL OR k <> 2 GROUP BY k, v > 1",
+    ),
+    "union_keys": ("k bigint", "SELECT k FROM src UNION SELECT k FROM src2"),
+    "union_groups": (
+        "k bigint, n bigint, hi int",
+        "SELECT k, count(*), max(v) FROM (SELECT k, v FROM src UNION ALL SELECT k, w FROM src2) GROUP BY k",
+    ),
+    "float_sum": ("k bigint, s double", "SELECT k, sum(v / 4.0) FROM src GROUP BY k"),
+    "average": ("k bigint, a double", "SELECT k, avg(v) FROM src GROUP BY k"),
+    "over_join": (
+        "k bigint, n bigint",
+        "SELECT s.k, count(*) FROM src s JOIN src2 t ON s.k = t.k GROUP BY s.k",
+    ),
+    "nested": (
+        "n bigint, m bigint",
+        "SELECT n, count(*) FROM (SELECT k, count(*) AS n FROM src GROUP BY k) GROUP BY n",
+    ),
+}
+
+
+def kept_job(size: int) -> str:
+    script = [
+        f"CREATE TABLE src (k bigint, v int) WITH (type='file', "
+        f"geaflow.dsl.file.path='src.txt', geaflow.dsl.window.size = {size});",
+        f"CREATE TABLE src2 (k bigint, w int) WITH (type='file', "
+        f"geaflow.dsl.file.path='src2.txt', geaflow.dsl.window.size = {size});",
+    ]
+    for name, (columns, query) in KEPT.items():
+        script.append(
+            f"CREATE TABLE out_{name} ({columns}) WITH (type='file', "
+            f"geaflow.dsl.file.path='out_{name}.txt', "
+            f"geaflow.dsl.table.sink.split.line='{SPLIT}');"
+            f"INSERT INTO out_{name} {query};"
+        )
+    return "\n".join(script)
+
+
+@pytest.mark.parametrize("seed", [3, 4, 5])
+def test_operators_keeping_state_emit_what_recomputing_emits(spark, tmp_path, seed):
+    """Generated streams (NULL keys, repeats, empty windows of one side):
+    every window's output is the same with the state kept between windows
+    and computed over every row so far."""
+    from geaflow_sql import Session
+
+    rng = random.Random(seed)
+    size = rng.choice([1, 2, 3])
+    src = [(rng.choice(KEYS), rng.randint(0, 4)) for _ in range(rng.randint(6, 14))]
+    src2 = [(rng.choice(KEYS), rng.randint(0, 9)) for _ in range(rng.randint(2, 8))]
+    outputs = {}
+    for kept in (True, False):
+        folder = tmp_path / str(kept)
+        write(folder / "src.txt", "".join(line(k, v) + "\n" for k, v in src))
+        write(folder / "src2.txt", "".join(line(k, w) + "\n" for k, w in src2))
+        session = Session(
+            spark=spark,
+            base_dir=str(folder),
+            conf={"geaflow.dsl.stream.operator.state": str(kept).lower()},
+        )
+        session.execute(kept_job(size))
+        outputs[kept] = {
+            name: [sorted(w) for w in windows_of(folder / f"out_{name}.txt")] for name in KEPT
+        }
+    for name in KEPT:
+        assert outputs[True][name] == outputs[False][name], (name, size, src, src2)
+    # The aggregate's last window, against the rows themselves.
+    totals = {}
+    for k, v in src:
+        n, s = totals.get(k, (0, 0))
+        totals[k] = (n + 1, s + v)
+    last = {}
+    for w in outputs[True]["groups"]:
+        for row in w:
+            last[row.split(",")[0]] = row
+    assert {k: (int(r.split(",")[1]), int(r.split(",")[3])) for k, r in last.items()} == {
+        text(k): t for k, t in totals.items()
+    }
+
+
+def test_which_operators_keep_their_state(session):
+    """The rule: an input of row-wise operators, and mergeable aggregates."""
+    from planner.logical import Aggregate, Union, walk
+    from runtime.env import Env
+    from runtime.reads import Reads, WindowRound
+    from runtime.streaming.kept_state import keeps_state
+
+    session.execute(
+        "CREATE TABLE src (k bigint, v int) WITH (type='file', geaflow.dsl.file.path='src.txt');"
+        "CREATE TABLE src2 (k bigint, w int) WITH (type='file', geaflow.dsl.file.path='src2.txt');"
+    )
+    expect = {
+        "distinct_pairs": True,
+        "distinct_expr": True,
+        "groups": True,
+        "two_keys": True,
+        "union_keys": True,
+        "union_groups": True,
+        "float_sum": False,
+        "average": False,
+        "over_join": False,
+        "nested": False,
+    }
+    from runtime.context import RuntimeContext
+
+    ctx = RuntimeContext(
+        spark=None, config=session.config, catalog=session.catalog, stores=session.stores
+    )
+    env = Env(ctx, Reads(window=WindowRound(0, {})))
+    from tests.golden_plans import plan_of
+
+    for name, (_, query) in KEPT.items():
+        plan = plan_of(query, session.catalog)
+        top = [
+            n
+            for n in walk(plan)
+            if (isinstance(n, Aggregate) and not n.internal) or (isinstance(n, Union) and not n.all)
+        ][0]
+        assert keeps_state(env, top) is expect[name], name

@@ -108,6 +108,12 @@ STORE_LOCAL_MAX_BYTES = Key(
     "a graph write Spark estimates at most this many bytes is collected to the driver once "
     "and kept there too, so the local engine reads the label with no Spark job (0: never)",
 )
+STREAM_OPERATOR_STATE = Key(
+    "geaflow.dsl.stream.operator.state",
+    True,
+    "a windowed DISTINCT or GROUP BY (count, sum, min, max) keeps its groups between windows, "
+    "so a window costs what its groups cost; false computes them over every row so far",
+)
 CHECKPOINT_EVERY = Key(
     "geaflow.dsl.iteration.checkpoint.interval", 5, "cut lineage every k rounds of an iteration"
 )

@@ -42,6 +42,8 @@ from typing import Any
 from planner.logical import Aggregate, Join, LogicalNode, TableScan, Union, walk
 from runtime.env import Env
 
+from .kept_state import keeps_state, new_distinct_rows, touched_groups
+
 # Join types whose output over window rows is exact when only the side named
 # here changes: the new rows of that side joined with the other side.
 _DELTA_EXACT = {
@@ -94,6 +96,8 @@ def _touched_groups(env: Env, node: Aggregate, window_input: Any) -> Any:
     """The groups the window's rows touch, with values over all rows so far."""
     from pyspark.sql import functions as F
 
+    if keeps_state(env, node):
+        return touched_groups(env, node, window_input, lambda: _so_far(env, node.input, True))
     cumulative = _so_far(env, node)
     if not node.group:
         marker = window_input.limit(1).select(F.lit(1).alias("__touched"))
@@ -110,6 +114,8 @@ def _touched_groups(env: Env, node: Aggregate, window_input: Any) -> Any:
 
 def _new_since_last_window(env: Env, node: LogicalNode, frame: Any) -> Any:
     """Distinct rows of this window that no earlier window had (NULLs equal)."""
+    if keeps_state(env, node):
+        return new_distinct_rows(env, node, frame, lambda: _so_far(env, node, before=True))
     earlier = _so_far(env, node, before=True)
     return frame.distinct() if earlier is None else frame.subtract(earlier)
 
