@@ -1,7 +1,7 @@
 """Benchmark: a graph growing 1% per window; incremental MATCH and WCC against full recompute.
 
     python bench/streams.py [--edges 1e5] [--windows 4] [--master URL] [--driver-memory 2g]
-    python bench/streams.py --edges 1e6
+    python bench/streams.py --edges 1e6 --driver-memory 6g   # the full recompute needs the heap
 
 A graph of E random edges over E/10 vertices (a fixed seed) is built by a
 windowed job: the vertices and all but ``windows`` percent of the edges arrive
