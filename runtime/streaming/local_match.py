@@ -14,8 +14,8 @@ both versions, and the local engine translates the statement
   answer.  Under a DISTINCT a path can be new while its row is not: the
   terms' DISTINCT rows (``touched``) are new unless the previous version
   already had them, which is looked up among the previous version's rows
-  starting at the vertices ``touched`` starts at (when the first vertex is
-  kept by the DISTINCT), so the lookup follows the change, not the graph.
+  whose vertices, at each position the DISTINCT keeps, are ones ``touched``
+  has there, so the lookup follows the change, not the graph.
 * **A vertex written** (new, or written again with other properties: a row
   may appear, change or go): the statement on both versions, and the rows
   of the current one not in the previous one (``EXCEPT ALL``), as the full
@@ -92,7 +92,8 @@ class HeldVersions:
         self.limit = env.ctx.config.get_int(LOCAL_QUERY_MAX_BYTES)
         self.store = env.ctx.stores.store(env.ctx, graph)
         self._rows: dict[tuple[str, bool, str], HeldRows] = {}
-        self.roots: Any = None  # ids the ROOTS tag keeps
+        # The ids a vertex read tagged ROOTS:<field> keeps, by tag.
+        self.kept_ids: dict[str, Any] = {}
         self.known = hasattr(self.store, "held_rows")
         self.written_vertices: list[str] = []
         self.written_edges: list[str] = []
@@ -134,8 +135,8 @@ class HeldVersions:
             raise NotLocal("an input other than the graph's labels")
         _, label, is_vertex, tag = key
         info = self.store.info(label, is_vertex)
-        if tag == ROOTS:
-            held = self._roots(label)
+        if tag.startswith(ROOTS):
+            held = self._kept(label, tag)
         else:
             found = self._label(label, is_vertex, tag)
             if found is None:
@@ -143,17 +144,18 @@ class HeldVersions:
             held = found
         return held, [c.name for c in info.fields], [c.type for c in info.fields]
 
-    def _roots(self, label: str) -> HeldRows:
-        """The previous version's vertices of a label, only those in ``roots``."""
+    def _kept(self, label: str, tag: str) -> HeldRows:
+        """The previous version's vertices of a label, only those whose ids
+        ``kept_ids[tag]`` holds."""
         import pyarrow.compute as pc
 
-        key = (label.lower(), True, ROOTS)
+        key = (label.lower(), True, tag)
         if key not in self._rows:
             info = self.store.info(label, True)
             old = self._label(label, True, OLD)
             assert old is not None
             ids = old.table.column(info.id_field)
-            keep = pc.is_in(ids, value_set=self.roots.cast(ids.type))
+            keep = pc.is_in(ids, value_set=self.kept_ids[tag].cast(ids.type))
             self._rows[key] = HeldRows(old.table.filter(keep))
         return self._rows[key]
 
@@ -217,14 +219,17 @@ def _new_distinct_rows(
     distinct = shape.distinct
     touched = _concat([_run(versions, distinct, tags, flat=True) for tags in terms])
     touched = _sql("SELECT DISTINCT * FROM a", a=touched)
+    # The previous version's rows that could equal a touched row have, at
+    # every vertex the DISTINCT keeps, a vertex some touched row has there:
+    # each of those reads keeps only those vertices.
     tags: dict[tuple[int, bool], str] = {}
-    root_key = [i for i, field in shape.keys if field == 0]
-    if root_key:
-        # The previous version's rows that could equal a touched row start
-        # at a vertex some touched row starts at.
-        column = f"c{root_key[0]}.{T.VERTEX_ID_FIELD}"
-        versions.roots = touched.column(column).unique()
-        tags[(id(shape.root), True)] = ROOTS
+    for i, field in shape.keys:
+        node = shape.root if field == 0 else shape.producer(field)
+        if node is None or (id(node), True) in tags:
+            continue
+        tag = f"{ROOTS}:{field}"
+        versions.kept_ids[tag] = touched.column(f"c{i}.{T.VERTEX_ID_FIELD}").unique()
+        tags[(id(node), True)] = tag
     previous = _run(versions, distinct, tags, OLD, flat=True)
     new_rows = _sql("SELECT * FROM a EXCEPT SELECT * FROM b", a=touched, b=previous)
     return _run(versions, shape.top, {}, NEW, rows={id(distinct): new_rows})
