@@ -30,6 +30,20 @@ def rank_start(dg: DistGraph) -> tuple[Any, Any]:
     return start, with_self(real, ids)
 
 
+def rank_edges(dg: DistGraph) -> tuple[Any, Any]:
+    """(the state before round 1, as ``rank_start``; the real edges a -> b
+    with the out-degree ``d`` of a)."""
+    from pyspark.sql import functions as F
+
+    start, _ = rank_start(dg)
+    ids = dg.vertex_ids()
+    real = dg.edges.select(F.col("src").alias("a"), F.col("dst").alias("b")).join(
+        ids.withColumnRenamed("id", "b"), "b", "left_semi"
+    )
+    degree = start.select(F.col("id").alias("a"), F.col("outdeg").alias("d"))
+    return start, real.join(degree, "a")
+
+
 def rank_update(summed: Any, damping: float, threshold: float) -> Any:
     """The next state from a round's sums (id, outdeg, sum of shares, old rank):
     the new rank, and what the vertex sends next (the new rank when it moved

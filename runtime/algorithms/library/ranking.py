@@ -27,7 +27,7 @@ from ..dist_graph import DistGraph
 from ..iteration import iterate
 from ..local_graph import LocalGraph
 from ..options import RunOptions
-from .rank_rule import rank_start, rank_update
+from .rank_rule import rank_edges, rank_update
 
 
 class PageRank(BuiltinAlgorithm):
@@ -61,25 +61,27 @@ class PageRank(BuiltinAlgorithm):
         from pyspark.sql import functions as F
 
         alpha, threshold = float(p["damping"]), float(p["threshold"])
-        start, links = rank_start(dg)
-        links = links.cache()
+        start, edges = rank_edges(dg)
+        edges = edges.cache()
 
         def step(frames: dict[str, Any], round_no: int) -> tuple[dict[str, Any], Any]:
-            # One pass: own rows carry a vertex's rank and out-degree, the others
-            # its in-neighbours' shares.
-            state = frames["state"]
-            rows = state.join(links, state["id"] == links["a"])
-            share = F.greatest(F.col("sent") / F.col("outdeg"), F.lit(0.0))
-            summed = rows.groupBy(F.col("b").alias("id")).agg(
-                F.sum(F.when(~F.col("own") & (F.col("outdeg") > 0), share)).alias("sum"),
-                F.max(F.when(F.col("own"), F.col("pr"))).alias("old"),
-                F.max(F.when(F.col("own"), F.col("outdeg"))).alias("outdeg"),
+            # The shares summed over the edges (two columns wide), then joined
+            # to the vertices; the state, read twice, is materialised once a
+            # round (a row per vertex), which also cuts lineage.
+            state = frames["state"].localCheckpoint(eager=True)
+            sent = state.select(F.col("id").alias("a"), "sent")
+            sums = (
+                edges.join(sent, "a")
+                .groupBy(F.col("b").alias("id"))
+                .agg(F.sum(F.greatest(F.col("sent") / F.col("d"), F.lit(0.0))).alias("sum"))
             )
-            nxt = rank_update(summed, alpha, threshold)
-            return {"state": nxt}, None
+            summed = state.join(sums, "id", "left").select(
+                "id", "outdeg", "sum", F.col("pr").alias("old")
+            )
+            return {"state": rank_update(summed, alpha, threshold)}, None
 
         frames = iterate({"state": start}, step, self.rounds(p, opts.max_iterations), opts)
-        links.unpersist()
+        edges.unpersist()
         return frames["state"].select("id", "pr")
 
     def graphframes(self, dg: DistGraph, p: dict[str, Any], opts: RunOptions) -> Any:
