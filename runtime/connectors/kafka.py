@@ -41,7 +41,6 @@ from __future__ import annotations
 
 import contextlib
 import json
-import os
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from datetime import datetime
@@ -52,16 +51,16 @@ from geaflow_sql.core.catalog import TableInfo
 from geaflow_sql.core.config import LINE_SEPARATOR
 from geaflow_sql.core.errors import ConfigError, ExecutionError, UnsupportedError
 from runtime.context import RuntimeContext
+from runtime.durable import atomic_write_json
 
 from .base import (
-    Connector,
-    ReadRequest,
     WindowSource,
     WriteRequest,
     time_window_of,
     window_size_of,
 )
-from .file import SEPARATOR, lines_frame, option
+from .file import SEPARATOR, option
+from .streamed import LineWindows, StreamConnector
 from .text_format import driver_lines, format_column, prints_on_driver
 
 SERVERS = "geaflow.dsl.kafka.servers"
@@ -193,17 +192,11 @@ def _topics(opts: KafkaOptions) -> set[str]:
             consumer.close()
 
 
-class KafkaConnector(Connector):
+class KafkaConnector(StreamConnector):
     name = "kafka"
 
     def validate(self, table: TableInfo, options: dict[str, Any]) -> None:
         KafkaOptions.of(table, options)
-
-    def read(self, ctx: RuntimeContext, req: ReadRequest) -> Any:
-        raise UnsupportedError("kafka tables are read as streams, in windows")
-
-    def reads_in_windows(self, table: TableInfo, options: dict[str, Any]) -> bool:
-        return True
 
     def window_source(
         self, ctx: RuntimeContext, table: TableInfo, options: dict[str, Any], log_dir: Path | None
@@ -269,7 +262,7 @@ class _Record:
     value: str
 
 
-class KafkaSource(WindowSource):
+class KafkaSource(LineWindows):
     """A topic's records, window by window (see the module's description)."""
 
     def __init__(
@@ -286,7 +279,6 @@ class KafkaSource(WindowSource):
         self.log_dir = log_dir
         self.resumable = True  # the topic may grow: a later run goes on
         self.line_sep = str(option(options, LINE_SEPARATOR.name, "\n") or "\n")
-        self.windows: list[list[str]] = []
         self.closed = False
         self.consumer: Any = None
         self.buffer: list[_Record] = []
@@ -448,30 +440,11 @@ class KafkaSource(WindowSource):
                     "time_index": self.time_index,
                     "closed": self.closed,
                 }
-                self.log_dir.mkdir(parents=True, exist_ok=True)
-                path = self.log_dir / f"{len(self.windows):08d}.json"
-                tmp = path.with_suffix(".tmp")
-                tmp.write_text(json.dumps(entry), encoding="utf-8")
-                os.replace(tmp, path)
+                atomic_write_json(self.log_dir / f"{len(self.windows):08d}.json", entry)
             self.windows.append(lines)
 
-    def has_window(self, i: int) -> bool:
-        self._fill(i)
-        return i < len(self.windows)
-
-    def _frame(self, lines: list[str]) -> Any:
-        return lines_frame(self.ctx, self.table, self.options, f"topic {self.opts.topic}", lines)
-
-    def window(self, i: int) -> Any:
-        self._fill(i)
-        return self._frame(self.windows[i] if i < len(self.windows) else [])
-
-    def rows_in(self, i: int) -> int | None:
-        return len(self.windows[i]) if i < len(self.windows) else 0
-
-    def cumulative(self, i: int) -> Any:
-        self._fill(i)
-        return self._frame([ln for w in self.windows[: i + 1] for ln in w])
+    def source_name(self) -> str:
+        return f"topic {self.opts.topic}"
 
     def close(self) -> None:
         if self.consumer is not None:

@@ -17,21 +17,15 @@ from pathlib import Path
 from typing import Any
 
 from geaflow_sql.core.catalog import TableInfo
-from geaflow_sql.core.errors import ConfigError, ExecutionError, UnsupportedError
+from geaflow_sql.core.errors import ConfigError, ExecutionError
 from runtime.context import RuntimeContext
 
-from .base import Connector, ReadRequest, WindowSource, time_window_of, window_size_of
-from .file import lines_frame
+from .base import WindowSource, time_window_of, window_size_of
+from .streamed import LineWindows, StreamConnector
 
 
-class SocketConnector(Connector):
+class SocketConnector(StreamConnector):
     name = "socket"
-
-    def read(self, ctx: RuntimeContext, req: ReadRequest) -> Any:
-        raise UnsupportedError("socket tables are read as streams, in windows")
-
-    def reads_in_windows(self, table: TableInfo, options: dict[str, Any]) -> bool:
-        return True
 
     def window_source(
         self, ctx: RuntimeContext, table: TableInfo, options: dict[str, Any], log_dir: Path | None
@@ -40,7 +34,7 @@ class SocketConnector(Connector):
         return SocketSource(ctx, table, options, size, time_window_of(options), log_dir)
 
 
-class SocketSource(WindowSource):
+class SocketSource(LineWindows):
     """Lines from a TCP server; a window is ``size`` lines or ``time`` seconds.
 
     A reader thread fills a queue; the stream ends when the server closes the
@@ -60,7 +54,6 @@ class SocketSource(WindowSource):
         super().__init__(ctx, table, options, size)
         self.seconds = seconds
         self.log_dir = log_dir
-        self.windows: list[list[str]] = []
         self.closed = False
         self.queue: queue.Queue[str | None] = queue.Queue()
         self.sock: socket.socket | None = None
@@ -139,24 +132,8 @@ class SocketSource(WindowSource):
                 os.replace(tmp, path)
             self.windows.append(lines)
 
-    def has_window(self, i: int) -> bool:
-        self._fill(i)
-        return i < len(self.windows)
-
-    def _frame(self, lines: list[str]) -> Any:
-        return lines_frame(self.ctx, self.table, self.options, "socket", lines)
-
-    def window(self, i: int) -> Any:
-        self._fill(i)
-        return self._frame(self.windows[i] if i < len(self.windows) else [])
-
-    def rows_in(self, i: int) -> int | None:
-        return len(self.windows[i]) if i < len(self.windows) else 0
-
-    def cumulative(self, i: int) -> Any:
-        self._fill(i)
-        lines = [ln for w in self.windows[: i + 1] for ln in w]
-        return self._frame(lines)
+    def source_name(self) -> str:
+        return "socket"
 
     def close(self) -> None:
         if self.sock is not None:
