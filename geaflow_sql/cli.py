@@ -1,6 +1,6 @@
 """``geaflow-sql``: run a script (-f), statements (-e), or an interactive shell.
 
-    geaflow-sql -f query.gql [--conf key=value ...] [--master URL]
+    geaflow-sql -f query.gql [--conf key=value ...] [--master URL | --remote sc://HOST:PORT]
     geaflow-sql -e "SELECT 1" --output csv
     geaflow-sql -f query.gql --explain     # plans instead of running
     geaflow-sql -f query.gql --check       # parse and plan, run nothing
@@ -29,6 +29,20 @@ def parse_conf(items: list[str] | None) -> dict[str, str]:
     return conf
 
 
+def find_user_code(script: str | None) -> None:
+    """Put the script's folder and the working folder on the Python path, as
+    ``python script.py`` does, so CREATE FUNCTION finds the user's modules
+    kept beside the script (the ``geaflow-sql`` launcher's own path is its
+    install folder).  On a cluster, those modules are sent to the executors
+    when a statement runs (``runtime.spark_adapter.ship_user_code``)."""
+    folders = [os.getcwd()]
+    if script is not None:
+        folders.insert(0, os.path.dirname(os.path.abspath(script)))
+    for folder in reversed(folders):
+        if folder not in sys.path:
+            sys.path.insert(0, folder)
+
+
 def build_parser() -> argparse.ArgumentParser:
     ap = argparse.ArgumentParser(
         prog="geaflow-sql",
@@ -40,8 +54,13 @@ def build_parser() -> argparse.ArgumentParser:
     ap.add_argument(
         "--conf", action="append", metavar="KEY=VALUE", help="job configuration (repeatable)"
     )
-    ap.add_argument(
-        "--master", help="Spark master URL (default local[*]; sc://host:port for Spark Connect)"
+    spark = ap.add_mutually_exclusive_group()
+    spark.add_argument(
+        "--master",
+        help="Spark master URL: local[*] (the default), spark://host:7077, yarn, k8s://...",
+    )
+    spark.add_argument(
+        "--remote", metavar="sc://HOST:PORT", help="run on a Spark Connect server instead"
     )
     ap.add_argument(
         "--explain", action="store_true", help="print each statement's plans instead of running it"
@@ -69,11 +88,19 @@ def main(argv: list[str] | None = None) -> int:
         print(f"geaflow-sql {__version__}")
         return 0
     conf = parse_conf(args.conf)
+    try:
+        from runtime.spark_adapter import choose_master
+
+        master = choose_master(args.master, args.remote)
+    except GeaflowError as err:
+        print(f"geaflow-sql: {err.message}", file=sys.stderr)
+        return 2
     debug = bool(os.environ.get("GEAFLOW_SQL_DEBUG"))
+    find_user_code(args.file)
     if args.file is None and args.execute is None:
         from .shell import run_shell
 
-        return run_shell(master=args.master, conf=conf, output=args.output)
+        return run_shell(master=master, conf=conf, output=args.output)
     if args.file is not None:
         try:
             with open(args.file, encoding="utf-8") as fh:
@@ -95,7 +122,7 @@ def main(argv: list[str] | None = None) -> int:
             text,
             source,
             conf,
-            args.master,
+            master,
             explain=args.explain,
             check=args.check,
             output=args.output,

@@ -32,7 +32,12 @@ from runtime.engine import ScriptRun
 from runtime.jobs import JobTags
 from runtime.profile import Profile, phase, recording
 from runtime.results import QueryResult, StatementResult
-from runtime.spark_adapter import acquire_session, prepare_session, release_session
+from runtime.spark_adapter import (
+    acquire_session,
+    choose_master,
+    prepare_session,
+    release_session,
+)
 from runtime.stores import GraphStores
 from runtime.streaming.progress import WindowControl
 
@@ -46,7 +51,8 @@ class Session:
     """A GeaFlow DSL session: its own catalog and configuration on a SparkSession.
 
     ``master``: Spark master URL (``local[*]`` by default, ``spark://...``,
-    ``yarn``, ``k8s://...`` or ``sc://host:port`` for Spark Connect).
+    ``yarn``, ``k8s://...``); ``remote``: a Spark Connect server
+    (``sc://host:port``) instead.
     ``conf``: job configuration (``geaflow.*`` keys) and Spark settings
     (``spark.*`` keys, used when this session starts Spark).
     ``spark``: an existing SparkSession to use instead of starting one.
@@ -57,11 +63,12 @@ class Session:
         master: str | None = None,
         conf: Mapping[str, Any] | None = None,
         *,
+        remote: str | None = None,
         spark: Any = None,
         base_dir: str | None = None,
         catalog: Catalog | None = None,
     ) -> None:
-        self.master = master
+        self.master = choose_master(master, remote)
         self.config = Config(conf or {})
         self._spark = spark
         self._acquired = False

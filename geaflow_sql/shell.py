@@ -70,11 +70,13 @@ class Shell:
         *,
         stdout: TextIO | None = None,
     ) -> None:
+        from runtime.spark_adapter import default_master
+
         from .session import Session
 
         # Statements are profiled so \timing can show where the time went.
         self.session = Session(master=master, conf={PROFILE.name: "true", **(conf or {})})
-        self.master = master or os.environ.get("GEAFLOW_SQL_MASTER") or "local[*]"
+        self.master = master or default_master()
         self.settings = ShellSettings(output=output)
         self.out = stdout or sys.stdout
         self._spark_state = "not started"

@@ -6,7 +6,8 @@
     engine = create_engine("geaflow://?init=tables.gql&conf.geaflow.dsl.window.size=-1")
     pd.read_sql("SELECT name, age FROM users WHERE age > ?", engine, params=(20,))
 
-URL query parameters: ``master`` (Spark master URL), ``graph`` (made current
+URL query parameters: ``master`` (Spark master URL) or ``remote`` (a Spark
+Connect server, ``sc://host:15002``), ``graph`` (made current
 with USE GRAPH), ``init`` (a script run on every new connection, to define
 tables, views and graphs), ``base_dir`` (where relative paths point), and
 ``conf.<key>=<value>`` or ``spark.<key>=<value>`` for configuration.
@@ -236,14 +237,14 @@ class GeaflowDialect(default.DefaultDialect):
         if url.host or url.username or url.password or url.port:
             raise sa_exc.ArgumentError(
                 "geaflow:// takes no host or user; give the Spark master as "
-                "geaflow://?master=spark://host:7077 (or sc://host:15002 for Spark Connect)"
+                "geaflow://?master=spark://host:7077 (or ?remote=sc://host:15002 for Spark Connect)"
             )
         kwargs: dict[str, Any] = {}
         conf: dict[str, Any] = {}
         for key, value in url.query.items():
             if isinstance(value, tuple):
                 value = value[-1]
-            if key in ("master", "graph", "init", "base_dir"):
+            if key in ("master", "remote", "graph", "init", "base_dir"):
                 kwargs[key] = value
             elif key.startswith("conf."):
                 conf[key[len("conf.") :]] = value
@@ -251,7 +252,7 @@ class GeaflowDialect(default.DefaultDialect):
                 conf[key] = value
             else:
                 raise sa_exc.ArgumentError(
-                    f"unknown geaflow:// parameter {key!r}; use master, graph, init, base_dir, "
+                    f"unknown geaflow:// parameter {key!r}; use master, remote, graph, init, base_dir, "
                     "conf.<key> or spark.<key>"
                 )
         if url.database:

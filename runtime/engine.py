@@ -44,10 +44,10 @@ from .plans import PreparedPlan, prepare, reads_windows
 from .profile import phase
 from .results import QueryResult, StatementResult
 from .scheduler import CycleScheduler
-from .spark_adapter import statement_time_zone, use_time_zone
+from .spark_adapter import ship_user_code, statement_time_zone, use_time_zone
 from .streaming.job import WindowedJob
 from .streaming.progress import WindowControl
-from .udfs import ensure_registered
+from .udfs import ensure_registered, user_modules
 
 
 class ScriptRun:
@@ -172,9 +172,11 @@ class ScriptRun:
         return CycleScheduler(record=self.ctx.config.get_bool(TRACE_CYCLES), check=self.jobs.check)
 
     def _ready_spark(self, prepared: PreparedPlan) -> Any:
-        """Spark, with the user functions the statements call registered."""
+        """Spark, with the user functions the statements call registered,
+        and the modules of the catalog's Python functions on the executors."""
         spark = self._spark()
         self.ctx.spark = spark
+        ship_user_code(spark, user_modules(self.ctx.catalog))
         ensure_registered(spark, prepared.udfs)
         use_time_zone(spark, self.ctx.config.time_zone())
         return spark

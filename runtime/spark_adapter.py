@@ -15,6 +15,8 @@ import shutil
 import subprocess
 import tempfile
 import threading
+import weakref
+from collections.abc import Iterable
 from typing import Any
 
 from geaflow_sql.core.errors import ConfigError, ExecutionError
@@ -64,6 +66,16 @@ SMALL_DATA_CONF = {
     "spark.sql.codegen.wholeStage": "false",
     "spark.sql.codegen.factoryMode": "NO_CODEGEN",
 }
+
+# Spark's own defaults for what SMALL_DATA_CONF changes (DEFAULT_SPARK_CONF
+# lowers the shuffle partitions): to check that answers do not depend on them.
+SPARK_DEFAULTS = {
+    "spark.sql.shuffle.partitions": "200",
+    "spark.sql.adaptive.enabled": "true",
+}
+
+# Settings under spark.sql. that only a starting Spark reads.
+_STATIC_SQL_CONF = ("spark.sql.ui.retainedExecutions",)
 
 # Runtime confs we set on a session we did not create ourselves.
 _RUNTIME_CONF = (
@@ -173,6 +185,32 @@ def use_time_zone(spark: Any, zone: str | None) -> None:
         ) from None
 
 
+def choose_master(master: str | None = None, remote: str | None = None) -> str | None:
+    """The Spark to run on, from a master URL or a Spark Connect ``remote``
+    (``sc://host:port``); at most one of them.  None: the default
+    (``GEAFLOW_SQL_MASTER``, else ``SPARK_REMOTE``, else ``local[*]``)."""
+    if remote is None:
+        if master is not None and not master.strip():
+            raise ConfigError("the Spark master URL is empty")
+        return master
+    if master is not None:
+        raise ConfigError(
+            f"give either a Spark master ({master}) or a Spark Connect remote ({remote}), not both"
+        )
+    if not remote.startswith("sc://") or len(remote) <= len("sc://"):
+        raise ConfigError(
+            f"a Spark Connect remote is a URL sc://host:port (Spark Connect's default "
+            f"port is 15002), got {remote!r}"
+        )
+    return remote
+
+
+def default_master() -> str:
+    """The Spark used when none is named: ``GEAFLOW_SQL_MASTER``, else PySpark's
+    own ``SPARK_REMOTE`` (a Spark Connect URL), else ``local[*]``."""
+    return os.environ.get("GEAFLOW_SQL_MASTER") or os.environ.get("SPARK_REMOTE") or "local[*]"
+
+
 def create_session(master: str | None = None, conf: dict[str, Any] | None = None) -> Any:
     """A SparkSession for ``master`` (local by default, or ``sc://`` for Spark Connect)."""
     from pyspark.sql import SparkSession
@@ -182,13 +220,16 @@ def create_session(master: str | None = None, conf: dict[str, Any] | None = None
         if k.startswith("spark."):
             spark_conf[k] = str(v)
     quiet_python_loggers()
-    master = master or os.environ.get("GEAFLOW_SQL_MASTER") or "local[*]"
+    master = master or default_master()
     if master.startswith("sc://"):
         builder = SparkSession.builder.remote(master)
         for k, v in spark_conf.items():
-            if k in _RUNTIME_CONF or k.startswith("spark.sql."):
+            # The server's static settings were fixed when it started.
+            if k in _RUNTIME_CONF or (k.startswith("spark.sql.") and k not in _STATIC_SQL_CONF):
                 builder = builder.config(k, v)
-        return builder.getOrCreate()
+        spark = builder.getOrCreate()
+        job_progress(spark)  # starts listening to the server's progress reports
+        return spark
     check_java()
     os.environ.setdefault("PYSPARK_PYTHON", _python())
     os.environ.setdefault("PYSPARK_DRIVER_PYTHON", _python())
@@ -263,6 +304,8 @@ def quiet_python_loggers() -> None:
 def prepare_session(spark: Any) -> None:
     """Apply the runtime settings GeaFlow semantics need to a session we were given."""
     quiet_python_loggers()
+    if is_connect(spark):
+        job_progress(spark)  # starts listening to the server's progress reports
     for key in _RUNTIME_CONF:
         # Some clusters make these read-only; GeaFlow semantics then rest on them.
         with contextlib.suppress(Exception):
@@ -380,8 +423,38 @@ def cancel_jobs(spark: Any, tag: str) -> None:
     _job_tags(spark, "interruptTag", "cancelJobsWithTag", tag)
 
 
+class _ConnectProgress:
+    """Spark Connect's execution progress (the server reports it while an
+    operation runs): the task counts of the running operation's stages."""
+
+    def __init__(self) -> None:
+        self.latest: tuple[int, int] | None = None
+
+    def __call__(self, stages: Any, inflight_tasks: int, operation_id: Any, done: bool) -> None:
+        if done or not stages:
+            self.latest = None
+            return
+        self.latest = (
+            sum(int(st.num_completed_tasks) for st in stages),
+            sum(int(st.num_tasks) for st in stages),
+        )
+
+
+_connect_progress: weakref.WeakKeyDictionary[Any, _ConnectProgress] = weakref.WeakKeyDictionary()
+# Its own lock: sessions are created (and start listening) under ``_lock``.
+_progress_lock = threading.Lock()
+
+
 def job_progress(spark: Any) -> tuple[int, int] | None:
     """(completed tasks, total tasks) of the running stages, for progress bars."""
+    if is_connect(spark):
+        with _progress_lock:
+            handler = _connect_progress.get(spark)
+            if handler is None:
+                handler = _connect_progress[spark] = _ConnectProgress()
+                with contextlib.suppress(Exception):  # a client without progress reports
+                    spark.registerProgressHandler(handler)
+        return handler.latest
     try:
         tracker = spark.sparkContext.statusTracker()
         done = total = 0
@@ -428,7 +501,22 @@ def set_checkpoint_dir(spark: Any, directory: str | None) -> None:
     if "://" not in directory:
         os.makedirs(directory, exist_ok=True)
     if is_connect(spark):
-        spark.conf.set("spark.checkpoint.dir", directory)
+        # A Connect server reads its checkpoint folder once, at start-up
+        # (CANNOT_MODIFY_CONFIG when set later): use it when it is the one
+        # asked for, else say how to start the server.
+        try:
+            spark.conf.set("spark.checkpoint.dir", directory)
+        except Exception:  # noqa: BLE001 - a static setting of the server
+            current = None
+            with contextlib.suppress(Exception):
+                current = spark.conf.get("spark.checkpoint.dir", None)
+            if current is None:
+                raise ConfigError(
+                    f"reliable checkpoints in {directory} need a Spark Connect server started "
+                    f"with --conf spark.checkpoint.dir={directory} (the server reads it only "
+                    "at start-up); or use geaflow.dsl.iteration.checkpoint.mode=local"
+                ) from None
+            # The server's folder holds them; geaflow-sql only needs them reliable.
     else:
         spark.sparkContext.setCheckpointDir(directory)
     _shared["checkpoint_dir"] = directory
@@ -530,3 +618,148 @@ def count_py4j_calls(counter: Any) -> None:
 
         GatewayClient.send_command = counted  # type: ignore[method-assign]
     _PY4J_COUNTERS.append(counter)
+
+
+# ---------------------------------------------------------------------------
+# User code and JDBC drivers on the executors
+# ---------------------------------------------------------------------------
+
+# The project's own packages and anything installed: executors have these
+# as the driver does (geaflow-sql is installed on every worker, as PySpark is).
+_NOT_SHIPPED = ("geaflow_sql", "grammar", "planner", "runtime", "pyspark")
+_shipped: weakref.WeakKeyDictionary[Any, set[str]] = weakref.WeakKeyDictionary()
+
+
+def _installed(path: str) -> bool:
+    import sysconfig
+
+    installed = {sysconfig.get_paths()[k] for k in ("stdlib", "platstdlib", "purelib", "platlib")}
+    real = os.path.realpath(path)
+    return any(real.startswith(os.path.realpath(p) + os.sep) for p in installed)
+
+
+def user_code_files(modules: Iterable[str]) -> list[str]:
+    """The files that make ``modules`` importable elsewhere: a top-level
+    module's ``.py`` file, or its package folder; none for the project's own
+    packages, the standard library and installed packages."""
+    import sys
+
+    out: list[str] = []
+    for name in modules:
+        top = name.split(".", 1)[0]
+        module = sys.modules.get(top)
+        if top in _NOT_SHIPPED or module is None:
+            continue
+        file = getattr(module, "__file__", None)
+        if file is None:  # a namespace package: its folder
+            paths = list(getattr(module, "__path__", []))
+            file = os.path.join(paths[0], "__init__.py") if paths else None
+        if file is None or _installed(file):
+            continue
+        if os.path.basename(file) == "__init__.py":
+            file = os.path.dirname(file)
+        if file not in out:
+            out.append(file)
+    return out
+
+
+def _zipped(folder: str) -> str:
+    """A zip of a package folder (its .py files), for ``addPyFile``; made
+    again when a file in it changes."""
+    import hashlib
+    import zipfile
+
+    files = sorted(
+        os.path.join(root, f)
+        for root, _, names in os.walk(folder)
+        if "__pycache__" not in root
+        for f in names
+        if f.endswith(".py")
+    )
+    stamp = hashlib.sha1(
+        "".join(f"{f}:{os.stat(f).st_mtime_ns}" for f in files).encode()
+    ).hexdigest()[:12]
+    name = os.path.basename(folder.rstrip(os.sep))
+    out_dir = os.path.join(tempfile.gettempdir(), "geaflow-sql-user-code", stamp)
+    target = os.path.join(out_dir, f"{name}.zip")
+    if not os.path.exists(target):
+        os.makedirs(out_dir, exist_ok=True)
+        parent = os.path.dirname(folder.rstrip(os.sep))
+        partial = target + f".{os.getpid()}"
+        with zipfile.ZipFile(partial, "w") as archive:
+            for f in files:
+                archive.write(f, os.path.relpath(f, parent))
+        os.replace(partial, target)
+    return target
+
+
+def ship_user_code(spark: Any, modules: Iterable[str]) -> list[str]:
+    """Send the user's Python modules that define functions a job calls to
+    the executors (``addPyFile`` on classic Spark, ``addArtifacts`` on Spark
+    Connect), once per session; returns what was sent now.  Local Spark's
+    Python workers start in the driver's folder with its PYTHONPATH, so
+    nothing is sent there."""
+    connect = is_connect(spark)
+    if not connect and str(spark.sparkContext.master).startswith("local"):
+        return []
+    sent = _shipped.setdefault(spark, set())
+    out = []
+    for path in user_code_files(modules):
+        if path in sent:
+            continue
+        file = _zipped(path) if os.path.isdir(path) else path
+        try:
+            if connect:
+                spark.addArtifacts(file, pyfile=True)
+            else:
+                spark.sparkContext.addPyFile(file)
+        except Exception as err:  # noqa: BLE001 - say which module could not go
+            raise ExecutionError(
+                f"could not send the Python code in {path} to the Spark executors: {err}"
+            ) from None
+        sent.add(path)
+        out.append(path)
+    return out
+
+
+# Where Debian's packages put the JDBC drivers they ship, by driver class.
+KNOWN_DRIVER_JARS = {
+    "org.h2.Driver": "/usr/share/java/h2.jar",
+    "org.postgresql.Driver": "/usr/share/java/postgresql.jar",
+    "org.sqlite.JDBC": "/usr/share/java/sqlite-jdbc.jar",
+}
+_jars_added: weakref.WeakKeyDictionary[Any, set[str]] = weakref.WeakKeyDictionary()
+
+
+def driver_jar(driver_class: str | None, named: str | None) -> str | None:
+    """The jar holding a JDBC driver: the one a table names, else where this
+    machine's packages installed the driver (None when neither is known)."""
+    if named:
+        if "://" not in named and not os.path.exists(named):
+            raise ConfigError(f"the JDBC driver jar {named} does not exist")
+        return named
+    jar = KNOWN_DRIVER_JARS.get(driver_class or "")
+    return jar if jar is not None and os.path.exists(jar) else None
+
+
+def add_jdbc_driver(spark: Any, jar: str) -> bool:
+    """Put a JDBC driver jar on the session's class path and the executors'
+    (``ADD JAR``; ``addArtifacts`` on Spark Connect, which uploads it), once
+    per session, unless Spark was started with it in ``spark.jars``.  Works
+    on a SparkSession the user built.  True when it was added now."""
+    added = _jars_added.setdefault(spark, set())
+    if jar in added:
+        return False
+    with contextlib.suppress(Exception):  # a session whose conf cannot be read
+        if jar in str(spark.conf.get("spark.jars", "")).split(","):
+            added.add(jar)
+            return False
+    try:
+        if is_connect(spark):
+            spark.addArtifacts(jar)
+        else:
+            spark.sql(f"ADD JAR '{jar}'")
+    except Exception as err:  # noqa: BLE001 - name the jar in the error
+        raise ExecutionError(f"could not add the JDBC driver jar {jar} to Spark: {err}") from None
+    added.add(jar)
+    return True

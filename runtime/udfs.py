@@ -48,6 +48,22 @@ def ensure_registered(spark: Any, udfs: Iterable[Any]) -> None:
         done.add(name)
 
 
+def user_modules(catalog: Any) -> list[str]:
+    """The Python modules of the catalog's user functions (CREATE FUNCTION of
+    a Python class): what executors must import to run them."""
+    out: list[str] = []
+    for info in catalog.functions.values():
+        instance = getattr(info.implementation, "instance", None)
+        if instance is None:
+            continue
+        module = (
+            type(instance).__module__ if not isinstance(instance, type) else instance.__module__
+        )
+        if module not in out:
+            out.append(module)
+    return out
+
+
 def _plain(value: Any, integral: bool) -> Any:
     """A pandas value as the Python value a user function expects (NaN -> None)."""
     import pandas as pd

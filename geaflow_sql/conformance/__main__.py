@@ -18,9 +18,20 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--rules-off", action="store_true", help="run with the optimizer switched off")
     ap.add_argument("--timeout", type=float, default=180.0, help="seconds per case")
     ap.add_argument("--quiet", action="store_true", help="print only the summary")
+    where = ap.add_mutually_exclusive_group()
+    where.add_argument("--master", help="Spark master URL (default local[2])")
+    where.add_argument("--remote", metavar="sc://HOST:PORT", help="a Spark Connect server")
+    ap.add_argument(
+        "--spark-defaults",
+        action="store_true",
+        help="Spark's default shuffle partitions (200) and adaptive execution, "
+        "instead of the small-data settings",
+    )
     args = ap.parse_args(argv)
     runner = ConformanceRunner(
         args.path,
+        master=args.remote or args.master,
+        spark_defaults=args.spark_defaults,
         timeout=args.timeout,
         log=None if args.quiet else (lambda m: print(m, flush=True)),
     )

@@ -117,6 +117,8 @@ class ConformanceRunner:
         work_dir: str | Path | None = None,
         timeout: float = DEFAULT_TIMEOUT,
         log: Callable[[str], None] | None = None,
+        master: str | None = None,
+        spark_defaults: bool = False,
     ) -> None:
         self.corpus = Path(corpus) if corpus else default_corpus_path()
         if not (self.corpus / "cases.json").exists():
@@ -127,6 +129,11 @@ class ConformanceRunner:
         self.cases: list[dict[str, Any]] = self.meta["cases"]
         self.extra_conf = dict(conf or {})
         self._spark = spark
+        # Where the cases run (local[2] unless a master or sc:// remote is
+        # given), and with which Spark settings: the tests' small-data ones,
+        # or Spark's defaults for shuffles and adaptive execution.
+        self.master = master or "local[2]"
+        self.spark_defaults = spark_defaults
         self.work_root = Path(work_dir or tempfile.mkdtemp(prefix="geaflow-conformance-"))
         self.timeout = timeout
         self.log = log or (lambda msg: None)
@@ -136,9 +143,10 @@ class ConformanceRunner:
     @property
     def spark(self) -> Any:
         if self._spark is None:
-            from runtime.spark_adapter import SMALL_DATA_CONF, shared_session
+            from runtime.spark_adapter import SMALL_DATA_CONF, SPARK_DEFAULTS, shared_session
 
-            self._spark = shared_session("local[2]", SMALL_DATA_CONF)
+            settings = SPARK_DEFAULTS if self.spark_defaults else SMALL_DATA_CONF
+            self._spark = shared_session(self.master, settings)
         return self._spark
 
     # ---------------------------------------------------------------- select

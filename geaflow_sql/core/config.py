@@ -140,6 +140,12 @@ TRACE_CYCLES = Key(
     "keep the scheduler's events (cycle, event, round) in each statement's result",
 )
 
+EXACT_DOUBLE_SUM = Key(
+    "geaflow.dsl.sum.exact",
+    True,
+    "SUM and AVG of DOUBLE/FLOAT give the same value on any partitioning "
+    "(summed exactly; false: Spark's plain double sum, faster, order-dependent last bits)",
+)
 PROFILE = Key(
     "geaflow.dsl.profile",
     False,
@@ -183,6 +189,7 @@ KNOWN_KEYS: dict[str, Key] = {
         JOB_CHECKPOINT_DIR,
         TIME_ZONE,
         TRACE_CYCLES,
+        EXACT_DOUBLE_SUM,
         PROFILE,
     )
 }

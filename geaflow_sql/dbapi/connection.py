@@ -239,13 +239,14 @@ def connect(
     session: Any = None,
     base_dir: str | None = None,
     init: str | None = None,
+    remote: str | None = None,
 ) -> Connection:
     """Open a connection: a new Session, or a scope of ``session`` to share
     its tables and graphs (``Session.scope``: the connection's ``USE GRAPH``
     and ``SET`` stay its own, so pooled connections on one session, in any
     threads, never run on each other's graph or settings).
 
-    ``master``/``conf``/``spark`` are as for ``Session``; ``init`` is a script
+    ``master``/``remote``/``conf``/``spark`` are as for ``Session``; ``init`` is a script
     file run first (to define tables and graphs), relative to ``base_dir``;
     ``graph`` is made the current graph (``USE GRAPH``).  Spark starts on the
     first statement that needs it, not here.
@@ -256,7 +257,9 @@ def connect(
         from geaflow_sql.session import Session
 
         try:
-            created = Session(master=master, conf=dict(conf or {}), spark=spark, base_dir=base_dir)
+            created = Session(
+                master=master, conf=dict(conf or {}), remote=remote, spark=spark, base_dir=base_dir
+            )
         except GeaflowError as err:
             raise exc.translate(err) from None
         conn = Connection(created, owns_session=True)

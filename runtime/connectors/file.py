@@ -23,6 +23,7 @@ from geaflow_sql.core.catalog import TableInfo
 from geaflow_sql.core.config import Config
 from geaflow_sql.core.errors import ConfigError, DataError
 from runtime.context import RuntimeContext
+from runtime.spark_adapter import is_connect
 
 from .base import Connector, ReadRequest, WriteRequest
 from .scan_cache import SCANS
@@ -228,18 +229,21 @@ class FileConnector(Connector):
         # padded with NULLs or cut.  A blank line is no row at all.
         bad_flags.append(f"__width != {len(columns)}")
         any_bad = " OR ".join(f"coalesce({b}, false)" for b in bad_flags)
-        # One projection, later items naming earlier ones (lateral aliases).
-        checked = lines.selectExpr(
-            "file",
-            "line_no",
-            "line",
-            *kept_columns,
-            "size(__fields) AS __width",
-            *fields,
-            *parsed,
-            "trim(line) = '' AS __blank",
-            f"NOT __blank AND ({any_bad}) AS __bad",
-        )
+        steps = [
+            ["file", "line_no", "line", *kept_columns, "size(__fields) AS __width", *fields],
+            [*parsed, "trim(line) = '' AS __blank"],
+            [f"NOT __blank AND ({any_bad}) AS __bad"],
+        ]
+        if is_connect(lines.sparkSession):
+            # Spark Connect analyses the whole plan at once, and lateral
+            # aliases inside it can fail there (an internal error under a
+            # union of two reads of a table): a projection per step.
+            checked = lines.selectExpr(*steps[0])
+            for step in steps[1:]:
+                checked = checked.selectExpr("*", *step)
+        else:
+            # One projection, later items naming earlier ones (lateral aliases).
+            checked = lines.selectExpr(*[item for step in steps for item in step])
         # The message a failing row raises (the runtime makes it a DataError).
         row = _row_text(req.table)
         where = (

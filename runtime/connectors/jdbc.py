@@ -11,6 +11,7 @@ their names); rows are written by name (``INSERT INTO t (declared names)``).
 
 from __future__ import annotations
 
+import contextlib
 from typing import Any
 
 from geaflow_sql.core.catalog import TableInfo
@@ -78,6 +79,7 @@ class JdbcConnector(Connector):
 
     def read(self, ctx: RuntimeContext, req: ReadRequest) -> Any:
         options = jdbc_options(req.table)
+        with_driver(ctx.spark, req.table)
         try:
             # Spark asks the database for the table's schema here, so a wrong
             # URL, login or table name fails now: say which table it was.
@@ -87,14 +89,55 @@ class JdbcConnector(Connector):
 
             raise ExecutionError(
                 f"cannot read jdbc table {req.table.name!r} "
-                f"({options['dbtable']} at {options['url']}): {translate(err).message}"
+                f"({options['dbtable']} at {options['url']}): "
+                f"{missing_driver(err, options) or translate(err).message}"
             ) from None
         return columns_by_position(df, req.table, req.projection)
 
     def write(self, ctx: RuntimeContext, df: Any, req: WriteRequest) -> int:
+        options = jdbc_options(req.table)
+        with_driver(ctx.spark, req.table)
         out = named_columns(df, req.table)
-        out.write.format("jdbc").options(**jdbc_options(req.table)).mode("append").save()
+        try:
+            out.write.format("jdbc").options(**options).mode("append").save()
+        except Exception as err:
+            hint = missing_driver(err, options)
+            if hint is None:
+                raise
+            raise ExecutionError(
+                f"cannot write jdbc table {req.table.name!r} "
+                f"({options['dbtable']} at {options['url']}): {hint}"
+            ) from None
         return -1
+
+
+def with_driver(spark: Any, table: TableInfo) -> None:
+    """The table's JDBC driver jar on Spark's class path and the executors':
+    the jar ``geaflow.dsl.jdbc.driver.jar`` names, or the one this machine's
+    packages installed for the driver class (Debian's libh2-java, ...)."""
+    from runtime.spark_adapter import add_jdbc_driver, driver_jar
+
+    opts = dict(table.options)
+    named = option(opts, PREFIX + "driver.jar")
+    driver = option(opts, PREFIX + "driver")
+    jar = driver_jar(str(driver) if driver else None, str(named) if named else None)
+    if jar is not None:
+        add_jdbc_driver(spark, jar)
+
+
+def missing_driver(err: Exception, options: dict[str, str]) -> str | None:
+    """What to do when Spark could not load the JDBC driver class (None for
+    any other error)."""
+    text = str(err)
+    driver = options.get("driver")
+    if "ClassNotFoundException" not in text and "No suitable driver" not in text:
+        return None
+    what = f"driver class {driver}" if driver else f"a driver for {options['url']}"
+    return (
+        f"Spark cannot load the JDBC {what}: name the jar that holds it with "
+        f"{PREFIX}driver.jar='/path/to/driver.jar' in the table's WITH, or start Spark "
+        "with spark.jars=/path/to/driver.jar (GEAFLOW_SQL_JARS when geaflow-sql starts it)"
+    )
 
 
 def close_memory_databases(spark: Any, tables: list[TableInfo]) -> list[str]:
@@ -116,24 +159,22 @@ def close_memory_databases(spark: Any, tables: list[TableInfo]) -> list[str]:
         url = options["url"]
         if not url.lower().startswith("jdbc:h2:mem:") or url in closed:
             continue
-        jvm = spark.sparkContext._jvm
-        props = jvm.java.util.Properties()
-        if "user" in options:
-            props.setProperty("user", options["user"])
-        if "password" in options:
-            props.setProperty("password", options["password"])
-        try:
-            # The driver jar is on Spark's class loader, not the JVM's: Spark's
-            # registry wraps it so DriverManager can hand out connections.
-            jvm.org.apache.spark.sql.execution.datasources.jdbc.DriverRegistry.register(
-                options.get("driver", "org.h2.Driver")
-            )
-            conn = jvm.java.sql.DriverManager.getConnection(url, props)
-            try:
-                conn.createStatement().execute("SHUTDOWN")
-            finally:
-                conn.close()
-            closed.append(url)
-        except Exception:  # noqa: BLE001 - a database that never opened has nothing to close
-            continue
+        # H2 runs the read's session statement on the connection it opens
+        # for the rows: SHUTDOWN closes the database, and the query then
+        # fails on the closed connection, which is expected.  Only the
+        # DataFrame API, so this works over Spark Connect too; Spark
+        # registers the driver class as for any jdbc read.
+        reader = spark.read.format("jdbc").options(
+            url=url,
+            query="SELECT 1",
+            sessionInitStatement="SHUTDOWN",
+            driver=options.get("driver", "org.h2.Driver"),
+        )
+        for key in ("user", "password"):
+            if key in options:
+                reader = reader.option(key, options[key])
+        # The closed connection's error, or one of a database never opened.
+        with contextlib.suppress(Exception):
+            reader.load().collect()
+        closed.append(url)
     return closed

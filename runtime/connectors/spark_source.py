@@ -58,6 +58,7 @@ from geaflow_sql.core import types as T
 from geaflow_sql.core.catalog import TableInfo
 from geaflow_sql.core.errors import ConfigError, ExecutionError
 from runtime.context import RuntimeContext
+from runtime.spark_adapter import is_connect
 
 from .base import Connector, ReadRequest, WindowSource, WriteRequest, time_window_of
 
@@ -177,7 +178,15 @@ class SparkStreamSource(WindowSource):
         try:
             stream = reader.load()
             writer = (
-                stream.writeStream.foreachBatch(self._log_batch)
+                # Spark Connect runs the batch function in a Python process of
+                # its own on the server: it gets the plain picklable logger (the
+                # job side polls the folder), classic Spark the method that
+                # also wakes the job side at once.
+                stream.writeStream.foreachBatch(
+                    BatchLog(self.table, str(self.batch_dir))
+                    if is_connect(self.ctx.spark)
+                    else self._log_batch
+                )
                 .option("checkpointLocation", str(self.spark_checkpoint))
                 .queryName(f"geaflow_{self.table.name}_{id(self)}")
             )
@@ -202,16 +211,10 @@ class SparkStreamSource(WindowSource):
         )
 
     def _log_batch(self, batch: Any, batch_id: int) -> None:
-        """Runs on Spark's foreachBatch thread: make the batch durable, then return."""
+        """Runs on Spark's foreachBatch thread (classic Spark): log the batch,
+        then wake the job side."""
         try:
-            rows = select_columns(batch, self.table, tuple(range(len(self.table.columns))))
-            final = self.batch_dir / f"{batch_id:012d}"
-            if final.exists():  # a replayed batch: same id, same rows, already logged
-                return
-            tmp = self.batch_dir / f".{batch_id:012d}.tmp"
-            shutil.rmtree(tmp, ignore_errors=True)
-            rows.write.parquet(str(tmp))
-            tmp.rename(final)
+            BatchLog(self.table, str(self.batch_dir))(batch, batch_id)
         except Exception as err:
             self.failure = err
             raise
@@ -280,6 +283,27 @@ class SparkStreamSource(WindowSource):
                 self.query.stop()
         if self._own_dir:
             shutil.rmtree(self.batch_dir.parent, ignore_errors=True)
+
+
+class BatchLog:
+    """Makes a micro-batch durable: its rows written as Parquet under
+    ``folder/<batch id>``, renamed into place when whole.  Picklable (a table
+    record and a folder name), for Spark Connect's server-side foreachBatch."""
+
+    def __init__(self, table: TableInfo, folder: str) -> None:
+        self.table = table
+        self.folder = folder
+
+    def __call__(self, batch: Any, batch_id: int) -> None:
+        folder = Path(self.folder)
+        final = folder / f"{batch_id:012d}"
+        if final.exists():  # a replayed batch: same id, same rows, already logged
+            return
+        rows = select_columns(batch, self.table, tuple(range(len(self.table.columns))))
+        tmp = folder / f".{batch_id:012d}.tmp"
+        shutil.rmtree(tmp, ignore_errors=True)
+        rows.write.parquet(str(tmp))
+        tmp.rename(final)
 
 
 def _first_line(err: BaseException) -> str:

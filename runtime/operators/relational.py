@@ -10,6 +10,7 @@ from __future__ import annotations
 from typing import Any
 
 from geaflow_sql.core import types as T
+from geaflow_sql.core.config import EXACT_DOUBLE_SUM
 from geaflow_sql.core.errors import UnsupportedError
 from planner.logical import (
     AggCall,
@@ -27,6 +28,7 @@ from runtime.connectors.base import ReadRequest
 from runtime.connectors.registry import connector_for
 from runtime.env import Env
 from runtime.expressions import column, spark_sql
+from runtime.operators.exact_sum import exact_double_avg, exact_double_sum, helper_columns
 from runtime.operators.literal_rows import python_rows, spark_schema
 
 
@@ -95,7 +97,20 @@ def filter_(env: Env, node: Filter, inputs: list[Any]) -> Any:
     return inputs[0].where(spark_sql(node.condition))
 
 
-def aggregate_expression(call: AggCall, input_types: list[Any]) -> Any:
+def exact_sum_applies(call: AggCall, input_types: list[Any], exact_sums: bool = True) -> bool:
+    """Is this a SUM or AVG of FLOAT or DOUBLE values, summed exactly
+    (``geaflow.dsl.sum.exact``, on by default)?"""
+    return (
+        exact_sums
+        and call.function in ("SUM", "AVG")
+        and call.user_function is None
+        and not call.distinct
+        and len(call.args) == 1
+        and bool(getattr(input_types[call.args[0]], "is_approx", False))
+    )
+
+
+def aggregate_expression(call: AggCall, input_types: list[Any], exact_sums: bool = True) -> Any:
     from pyspark.sql import functions as F
 
     args = [F.col(f"c{a}") for a in call.args]
@@ -117,6 +132,13 @@ def aggregate_expression(call: AggCall, input_types: list[Any]) -> Any:
             cond = cond & a.isNotNull()
         return F.count(F.when(cond, F.lit(1)))
     arg = args[0]
+    if exact_sum_applies(call, input_types, exact_sums):
+        # The same doubles whatever the partitioning, over the helper
+        # columns ``aggregate`` added (exact_sum).
+        if name == "AVG":
+            return exact_double_avg(f"__x{call.args[0]}")
+        total = exact_double_sum(f"__x{call.args[0]}")
+        return F.coalesce(total.cast(spark_type), F.lit(0).cast(spark_type))
     if name == "SUM":
         # GeaFlow's SUM starts from 0: a group whose values are all null sums to 0.
         total = F.sum_distinct(arg) if call.distinct else F.sum(arg)
@@ -181,7 +203,17 @@ def aggregate(env: Env, node: Aggregate, inputs: list[Any]) -> Any:
         return df.select(
             *[F.col(f"c{g}").alias(f"c{i}") for i, g in enumerate(node.group)]
         ).distinct()
-    aggs = [aggregate_expression(c, in_types).alias(f"__a{i}") for i, c in enumerate(node.calls)]
+    exact_sums = env.ctx.config.get_bool(EXACT_DOUBLE_SUM)
+    exact = sorted({c.args[0] for c in node.calls if exact_sum_applies(c, in_types, exact_sums)})
+    if exact:
+        # What an exact sum of doubles adds up, computed once a row.
+        steps = [helper_columns(f"CAST(c{a} AS DOUBLE)", f"__x{a}") for a in exact]
+        for n in range(len(steps[0])):
+            df = df.selectExpr("*", *[item for s in steps for item in s[n]])
+    aggs = [
+        aggregate_expression(c, in_types, exact_sums).alias(f"__a{i}")
+        for i, c in enumerate(node.calls)
+    ]
     # Spark cannot mix pandas (user) aggregates with built-in ones in one
     # aggregation: compute each kind separately and join them on the keys.
     user = [a for a, c in zip(aggs, node.calls, strict=True) if c.user_function is not None]
