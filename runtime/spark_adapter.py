@@ -321,11 +321,7 @@ def _python() -> str:
 def _local_jars(conf: dict[str, Any]) -> str:
     """JDBC drivers installed by Debian packages, so jdbc tables work out of the box."""
     jars = [j for j in conf.get("spark.jars", "").split(",") if j]
-    for path in (
-        "/usr/share/java/postgresql.jar",
-        "/usr/share/java/h2.jar",
-        "/usr/share/java/sqlite-jdbc.jar",
-    ):
+    for path in KNOWN_DRIVER_JARS.values():
         if os.path.exists(path) and path not in jars:
             jars.append(path)
     extra = os.environ.get("GEAFLOW_SQL_JARS")
@@ -502,8 +498,8 @@ def set_checkpoint_dir(spark: Any, directory: str | None) -> None:
         os.makedirs(directory, exist_ok=True)
     if is_connect(spark):
         # A Connect server reads its checkpoint folder once, at start-up
-        # (CANNOT_MODIFY_CONFIG when set later): use it when it is the one
-        # asked for, else say how to start the server.
+        # (CANNOT_MODIFY_CONFIG when set later): when it has one, the
+        # checkpoints go there; when not, say how to start the server.
         try:
             spark.conf.set("spark.checkpoint.dir", directory)
         except Exception:  # noqa: BLE001 - a static setting of the server

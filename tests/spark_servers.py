@@ -42,6 +42,26 @@ def server_env() -> dict[str, str]:
     return env
 
 
+def run_ok(args: list[str], cwd: Path, timeout: float, env: dict[str, str] | None = None) -> str:
+    """Run a command in ``cwd`` with the servers' environment (or ``env``);
+    it must succeed; its standard output."""
+    proc = subprocess.run(
+        args,
+        cwd=cwd,
+        env=env if env is not None else server_env(),
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+    )
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    return proc.stdout
+
+
+def python_json(script: str, cwd: Path, timeout: float) -> Any:
+    """Run a Python script in its own process; the JSON of its last line."""
+    return json.loads(run_ok([sys.executable, "-c", script], cwd, timeout).strip().splitlines()[-1])
+
+
 def _wait(what: str, ready: Any, procs: list[subprocess.Popen[bytes]], log: Path) -> None:
     deadline = time.monotonic() + 90
     while time.monotonic() < deadline:

@@ -18,7 +18,6 @@ each is run by hand for the issue's notes: ``--spark-defaults``,
 from __future__ import annotations
 
 import json
-import subprocess
 import sys
 from collections import defaultdict
 from pathlib import Path
@@ -26,7 +25,7 @@ from pathlib import Path
 import pytest
 
 from .corpus_shards import must_pass
-from .spark_servers import connect_server, server_env, standalone_cluster
+from .spark_servers import connect_server, run_ok, standalone_cluster
 
 PER_SUITE = 2
 
@@ -60,16 +59,12 @@ def sample(corpus: Path, cluster: bool = False) -> list[str]:
 
 def run_cases(corpus: Path, folder: Path, ids: list[str], *where: str) -> dict[str, str]:
     report = folder / "report.json"
-    proc = subprocess.run(
+    run_ok(
         [sys.executable, "-m", "geaflow_sql.conformance", "--path", str(corpus), "--quiet"]
         + ["--report", str(report), *where, "--only", *ids],
-        cwd=folder,
-        env=server_env(),
-        capture_output=True,
-        text=True,
-        timeout=900,
+        folder,
+        900,
     )
-    assert proc.returncode == 0, proc.stderr[-3000:]
     cases = json.loads(report.read_text(encoding="utf-8"))["cases"]
     return {
         c["id"]: "passed" if c["status"] == "passed" else f"{c['status']}: {c['reason'][:300]}"

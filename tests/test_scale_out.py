@@ -22,7 +22,14 @@ from pathlib import Path
 
 import pytest
 
-from .spark_servers import ROOT, connect_server, server_env, standalone_cluster
+from .spark_servers import (
+    ROOT,
+    connect_server,
+    python_json,
+    run_ok,
+    server_env,
+    standalone_cluster,
+)
 
 H2_JAR = "/usr/share/java/h2.jar"
 needs_h2 = pytest.mark.skipif(
@@ -106,16 +113,10 @@ def run_cli(folder: Path, *spark_args: str) -> list[dict]:
     env = server_env()
     env.pop("PYTHONPATH")  # the installed package, as a user runs it
     launcher = shutil.which("geaflow-sql") or str(Path(sys.executable).parent / "geaflow-sql")
-    proc = subprocess.run(
-        [launcher, "-f", "job.gql", "-q", "--output", "json", *spark_args],
-        cwd=folder,
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=600,
+    out = run_ok(
+        [launcher, "-f", "job.gql", "-q", "--output", "json", *spark_args], folder, 600, env
     )
-    assert proc.returncode == 0, proc.stderr[-3000:]
-    return [json.loads(line) for line in proc.stdout.splitlines() if line.strip()]
+    return [json.loads(line) for line in out.splitlines() if line.strip()]
 
 
 @pytest.fixture(scope="module")
@@ -165,16 +166,7 @@ def test_a_users_own_session_on_the_cluster_gets_the_jdbc_driver_from_the_table(
         print(json.dumps({{"rows": rows, "error": error}}))
         """
     )
-    proc = subprocess.run(
-        [sys.executable, "-c", script],
-        cwd=tmp_path,
-        env=server_env(),
-        capture_output=True,
-        text=True,
-        timeout=600,
-    )
-    assert proc.returncode == 0, proc.stderr[-3000:]
-    out = json.loads(proc.stdout.strip().splitlines()[-1])
+    out = python_json(script, tmp_path, 600)
     assert out["rows"] == [[1, "ann"], [2, "bob"]]
     assert "com.example.NoSuchDriver" in out["error"]
     assert "geaflow.dsl.jdbc.driver.jar" in out["error"]
@@ -222,17 +214,7 @@ def test_progress_over_spark_connect(remote, tmp_path):
         print(json.dumps({{"seen": seen, "after": job_progress(spark)}}))
         """
     )
-    env = server_env()
-    proc = subprocess.run(
-        [sys.executable, "-c", script],
-        cwd=tmp_path,
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=300,
-    )
-    assert proc.returncode == 0, proc.stderr[-3000:]
-    out = json.loads(proc.stdout.strip().splitlines()[-1])
+    out = python_json(script, tmp_path, 300)
     assert out["seen"], "no progress was reported while the job ran"
     assert all(0 <= done <= total for done, total in out["seen"])
     assert max(total for _, total in out["seen"]) >= 6
