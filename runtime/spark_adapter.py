@@ -759,3 +759,54 @@ def add_jdbc_driver(spark: Any, jar: str) -> bool:
         raise ExecutionError(f"could not add the JDBC driver jar {jar} to Spark: {err}") from None
     added.add(jar)
     return True
+
+
+# The H2 TCP server started in a driver JVM for its in-memory databases, by
+# SparkContext (one JVM): its port.
+_h2_servers: weakref.WeakKeyDictionary[Any, int] = weakref.WeakKeyDictionary()
+_h2_lock = threading.Lock()
+_LOOPBACK = ("127.", "localhost", "::1", "[::1]")
+
+
+def _runs_on_cluster(spark: Any) -> bool:
+    """Classic Spark whose executors are other JVMs than the driver."""
+    return not is_connect(spark) and not str(spark.sparkContext.master).startswith("local")
+
+
+def shared_memory_database(spark: Any, url: str) -> str:
+    """The URL by which the driver and every executor reach the same
+    in-memory H2 database ``jdbc:h2:mem:NAME``.
+
+    Such a database lives in one JVM.  On local Spark (or a Spark Connect
+    server, whose JVM this client cannot reach) every task runs in that JVM
+    and the URL is kept.  On a cluster the executors are other JVMs, each of
+    which would open an empty database of its own: the database is kept in
+    the driver instead, which serves it with H2's TCP server, and the URL
+    becomes ``jdbc:h2:tcp://DRIVER_HOST:PORT/mem:NAME``.  The server accepts
+    connections from other machines only when the driver's host is not a
+    loopback address, and serves while the driver runs.  A URL is kept as
+    it is when the driver cannot load H2's server class (a user's session
+    without the H2 jar on its class path), or names no database (a private
+    one per connection)."""
+    prefix = "jdbc:h2:mem:"
+    if not url.lower().startswith(prefix) or url[len(prefix) :].startswith(";"):
+        return url
+    if not _runs_on_cluster(spark):
+        return url
+    sc = spark.sparkContext
+    host = str(spark.conf.get("spark.driver.host", "127.0.0.1"))
+    with _h2_lock:
+        port = _h2_servers.get(sc)
+        if port is None:
+            args = ["-tcpPort", "0", "-ifNotExists"]
+            if not host.startswith(_LOOPBACK):
+                args.append("-tcpAllowOthers")
+            try:
+                array = sc._gateway.new_array(sc._jvm.java.lang.String, len(args))
+                for i, arg in enumerate(args):
+                    array[i] = arg
+                port = int(sc._jvm.org.h2.tools.Server.createTcpServer(array).start().getPort())
+            except Exception:  # noqa: BLE001 - no H2 server class: keep the URL
+                return url
+            _h2_servers[sc] = port
+    return f"jdbc:h2:tcp://{host}:{port}/mem:{url[len(prefix) :]}"

@@ -5,9 +5,7 @@ Two must-pass cases of every suite of the corpus run, through
 
 * ``local[2]`` with Spark's default shuffle partitions (200) and adaptive
   execution, not the small-data settings the other corpus tests use;
-* a standalone master with two workers on 127.0.0.1 (but for the cases that
-  keep data in an in-memory H2 database, which lives in one JVM:
-  ``one_jvm_only``);
+* a standalone master with two workers on 127.0.0.1;
 * a Spark Connect server on 127.0.0.1;
 
 and each must pass against the same expected files.  (The whole corpus on
@@ -30,28 +28,14 @@ from .spark_servers import connect_server, run_ok, standalone_cluster
 PER_SUITE = 2
 
 
-def one_jvm_only(corpus: Path, case: dict) -> bool:
-    """Does the case keep data in an in-memory H2 database?  Such a database
-    lives in one JVM: on a cluster the executors that write and read it are
-    other JVMs, each with a database of its own, so the case cannot run there
-    (the same script with a file database does: ``test_scale_out.py``)."""
-    steps = [*case.get("setup", []), *case["steps"]]
-    return any(
-        "jdbc:h2:mem" in (corpus / step["query"].lstrip("/")).read_text(encoding="utf-8")
-        for step in steps
-    )
-
-
-def sample(corpus: Path, cluster: bool = False) -> list[str]:
+def sample(corpus: Path) -> list[str]:
     """The first ``PER_SUITE`` must-pass cases of each suite, in the corpus's
-    order (on a cluster, of those that can run on more than one JVM)."""
+    order."""
     listed = set(must_pass())
     meta = json.loads((corpus / "cases.json").read_text(encoding="utf-8"))
     chosen: dict[str, list[str]] = defaultdict(list)
     for case in meta["cases"]:
         picked = chosen[case["suite"]]
-        if cluster and one_jvm_only(corpus, case):
-            continue
         if case["id"] in listed and len(picked) < PER_SUITE:
             picked.append(case["id"])
     return [cid for ids in chosen.values() for cid in ids]
@@ -90,9 +74,9 @@ def test_on_spark_default_settings(corpus, cases, tmp_path):
     check(run_cases(corpus, tmp_path, cases, "--spark-defaults"), cases)
 
 
-def test_on_a_standalone_cluster(corpus, tmp_path):
-    cases = sample(corpus, cluster=True)
-    assert len(cases) >= 70
+def test_on_a_standalone_cluster(corpus, cases, tmp_path):
+    # Cases that keep a table in an in-memory H2 database run here too: the
+    # driver serves it to the executors (spark_adapter.shared_memory_database).
     with standalone_cluster(tmp_path / "cluster") as url:
         check(run_cases(corpus, tmp_path, cases, "--master", url), cases)
 

@@ -6,7 +6,8 @@ Spark Connect server run on 127.0.0.1 (``tests/spark_servers.py``).
 the user's function modules: the executors run in the workers' own folders,
 so those modules reach them only if geaflow-sql sends them.  A JDBC table
 (H2, a file database several processes can open) is written and read by
-the executors.  A SparkSession the user built, without any JDBC jar, gets
+the executors, and so is an in-memory H2 database, which lives in one JVM
+(on the cluster, the driver's, which serves it to the executors).  A SparkSession the user built, without any JDBC jar, gets
 the driver jar from the table.
 """
 
@@ -14,6 +15,7 @@ from __future__ import annotations
 
 import json
 import os
+import random
 import shutil
 import subprocess
 import sys
@@ -76,6 +78,12 @@ def job_text(folder: Path) -> str:
           geaflow.dsl.jdbc.table.name='people');
         INSERT INTO people VALUES (1, 'ann'), (2, 'bob'), (3, 'cy');
         SELECT id, twice(id) AS doubled, shout(name) AS loud FROM people ORDER BY id;
+        CREATE TABLE kept (id bigint, name varchar) WITH (type='jdbc',
+          geaflow.dsl.jdbc.driver='org.h2.Driver',
+          geaflow.dsl.jdbc.url='jdbc:h2:mem:scale_out;DB_CLOSE_DELAY=-1',
+          geaflow.dsl.jdbc.table.name='kept');
+        INSERT INTO kept SELECT id, name FROM people WHERE id > 1;
+        SELECT count(*) AS kept, max(name) AS last FROM kept;
         CREATE GRAPH g (Vertex person (id bigint ID, name varchar),
                         Edge knows (src bigint SOURCE ID, dst bigint DESTINATION ID))
           WITH (storeType='memory');
@@ -93,6 +101,7 @@ EXPECTED = [
     {"id": 1, "doubled": 2, "loud": "ANN!"},
     {"id": 2, "doubled": 4, "loud": "BOB!"},
     {"id": 3, "doubled": 6, "loud": "CY!"},
+    {"kept": 2, "last": "cy"},
     {"a": 1, "c": "CY!"},
     {"a": 2, "c": "ANN!"},
     {"a": 3, "c": "BOB!"},
@@ -182,6 +191,31 @@ def remote(tmp_path_factory):
 def test_the_same_script_runs_over_spark_connect(remote, tmp_path):
     write_job(tmp_path)
     assert run_cli(tmp_path, "--remote", remote) == EXPECTED
+
+
+def test_a_structured_stream_runs_over_spark_connect(remote, tmp_path):
+    """A ``type='spark'`` streaming table over Spark Connect: each file is a
+    micro-batch, logged by a function that runs on the server (``BatchLog``),
+    and a window; a running GROUP BY carries its totals across windows."""
+    from tests.conftest import windows_of
+    from tests.test_spark_streaming import expected_touched, land, script
+
+    rng = random.Random(11)
+    files = [[(rng.choice("abc"), rng.randrange(100)) for _ in range(3)] for _ in range(3)]
+    landing = tmp_path / "landing"
+    for k, rows in enumerate(files):
+        land(landing, k, rows)
+    (tmp_path / "job.gql").write_text(script(landing))
+    env = server_env()
+    run_ok(
+        [sys.executable, "-m", "geaflow_sql.cli", "-f", "job.gql", "-q", "--remote", remote],
+        tmp_path,
+        600,
+        env,
+    )
+    raw = windows_of(tmp_path / "raw.txt")
+    assert [sorted(w) for w in raw] == [sorted(f"{key},{v}" for key, v in rows) for rows in files]
+    assert [sorted(w) for w in windows_of(tmp_path / "per_key.txt")] == expected_touched(files)
 
 
 def test_progress_over_spark_connect(remote, tmp_path):

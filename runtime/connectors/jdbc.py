@@ -49,6 +49,17 @@ def jdbc_options(table: TableInfo) -> dict[str, str]:
     return out
 
 
+def spark_options(spark: Any, table: TableInfo) -> dict[str, str]:
+    """``jdbc_options`` with the URL by which this session's driver and
+    executors reach the database (an in-memory H2 database served by the
+    driver on a cluster: ``spark_adapter.shared_memory_database``)."""
+    from runtime.spark_adapter import shared_memory_database
+
+    options = jdbc_options(table)
+    options["url"] = shared_memory_database(spark, options["url"])
+    return options
+
+
 def columns_by_position(df: Any, table: TableInfo, projection: tuple[int, ...]) -> Any:
     """The table's columns as the database table's first columns, in order,
     whatever their names: GeaFlow's JDBC source reads ``SELECT *`` and takes
@@ -78,7 +89,7 @@ class JdbcConnector(Connector):
         jdbc_options(table)
 
     def read(self, ctx: RuntimeContext, req: ReadRequest) -> Any:
-        options = jdbc_options(req.table)
+        options = spark_options(ctx.spark, req.table)
         with_driver(ctx.spark, req.table)
         try:
             # Spark asks the database for the table's schema here, so a wrong
@@ -95,7 +106,7 @@ class JdbcConnector(Connector):
         return columns_by_position(df, req.table, req.projection)
 
     def write(self, ctx: RuntimeContext, df: Any, req: WriteRequest) -> int:
-        options = jdbc_options(req.table)
+        options = spark_options(ctx.spark, req.table)
         with_driver(ctx.spark, req.table)
         out = named_columns(df, req.table)
         try:
@@ -148,6 +159,8 @@ def close_memory_databases(spark: Any, tables: list[TableInfo]) -> list[str]:
     each job to start from empty databases (as a fresh JVM would) closes them
     between jobs.  Returns the URLs that were shut.
     """
+    from runtime.spark_adapter import shared_memory_database
+
     closed: list[str] = []
     for table in tables:
         if table.connector != "jdbc":
@@ -165,7 +178,7 @@ def close_memory_databases(spark: Any, tables: list[TableInfo]) -> list[str]:
         # DataFrame API, so this works over Spark Connect too; Spark
         # registers the driver class as for any jdbc read.
         reader = spark.read.format("jdbc").options(
-            url=url,
+            url=shared_memory_database(spark, url),
             query="SELECT 1",
             sessionInitStatement="SHUTDOWN",
             driver=options.get("driver", "org.h2.Driver"),
