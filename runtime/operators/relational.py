@@ -279,12 +279,38 @@ def sort(env: Env, node: Sort, inputs: list[Any]) -> Any:
                 order.append(c.desc_nulls_first() if nulls_first else c.desc_nulls_last())
             else:
                 order.append(c.asc_nulls_first() if nulls_first else c.asc_nulls_last())
-        df = df.orderBy(*order)
+        if node.offset or node.limit is not None:
+            return first_rows(df, order, node.offset or 0, node.limit)
+        return df.orderBy(*order)
     if node.offset:
         df = df.offset(node.offset)
     if node.limit is not None:
         df = df.limit(node.limit)
     return df
+
+
+def first_rows(df: Any, order: list[Any], offset: int, limit: int | None) -> Any:
+    """Rows ``offset + 1`` to ``offset + limit`` of ``df`` in ``order``, sorted.
+
+    Not ``orderBy().offset().limit()``: Spark keeps such a limit next to its
+    sort (a top-k per partition, then merged and sorted again) only while at
+    most one projection separates them.  Projections added above (a sink's
+    formatting) are pushed below the limit, and the limit then takes the
+    first rows of the sorted partitions in the order a single-partition
+    shuffle delivers them, which on a cluster is the order they arrive in:
+    the wrong rows.  Here the top-k stays next to its sort, and the rows are
+    numbered in order over that one partition, cut at the offset and sorted
+    by their number, which holds whatever is planned above."""
+    from pyspark.sql import Window
+    from pyspark.sql import functions as F
+
+    if limit is not None:
+        df = df.orderBy(*order).limit(offset + limit)
+    number = F.row_number().over(Window.orderBy(*order))
+    df = df.withColumn("__row", number)
+    if offset:
+        df = df.where(F.col("__row") > offset)
+    return df.orderBy("__row").drop("__row")
 
 
 _HOW = {
