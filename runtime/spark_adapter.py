@@ -689,6 +689,11 @@ def _zipped(folder: str) -> str:
     return target
 
 
+def _runs_on_cluster(spark: Any) -> bool:
+    """Classic Spark whose executors are other JVMs than the driver."""
+    return not is_connect(spark) and not str(spark.sparkContext.master).startswith("local")
+
+
 def ship_user_code(spark: Any, modules: Iterable[str]) -> list[str]:
     """Send the user's Python modules that define functions a job calls to
     the executors (``addPyFile`` on classic Spark, ``addArtifacts`` on Spark
@@ -696,7 +701,7 @@ def ship_user_code(spark: Any, modules: Iterable[str]) -> list[str]:
     Python workers start in the driver's folder with its PYTHONPATH, so
     nothing is sent there."""
     connect = is_connect(spark)
-    if not connect and str(spark.sparkContext.master).startswith("local"):
+    if not connect and not _runs_on_cluster(spark):
         return []
     sent = _shipped.setdefault(spark, set())
     out = []
@@ -768,11 +773,6 @@ _h2_lock = threading.Lock()
 _LOOPBACK = ("127.", "localhost", "::1", "[::1]")
 
 
-def _runs_on_cluster(spark: Any) -> bool:
-    """Classic Spark whose executors are other JVMs than the driver."""
-    return not is_connect(spark) and not str(spark.sparkContext.master).startswith("local")
-
-
 def shared_memory_database(spark: Any, url: str) -> str:
     """The URL by which the driver and every executor reach the same
     in-memory H2 database ``jdbc:h2:mem:NAME``.
@@ -789,7 +789,8 @@ def shared_memory_database(spark: Any, url: str) -> str:
     without the H2 jar on its class path), or names no database (a private
     one per connection)."""
     prefix = "jdbc:h2:mem:"
-    if not url.lower().startswith(prefix) or url[len(prefix) :].startswith(";"):
+    name = url[len(prefix) :]
+    if not url.lower().startswith(prefix) or name.split(";", 1)[0] == "":
         return url
     if not _runs_on_cluster(spark):
         return url
@@ -809,4 +810,4 @@ def shared_memory_database(spark: Any, url: str) -> str:
             except Exception:  # noqa: BLE001 - no H2 server class: keep the URL
                 return url
             _h2_servers[sc] = port
-    return f"jdbc:h2:tcp://{host}:{port}/mem:{url[len(prefix) :]}"
+    return f"jdbc:h2:tcp://{host}:{port}/mem:{name}"

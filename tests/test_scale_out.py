@@ -273,3 +273,13 @@ def test_master_and_remote_are_one_choice(tmp_path):
     )
     assert proc.returncode == 2
     assert "sc://host:port" in proc.stderr and "Traceback" not in proc.stderr
+
+
+def test_an_in_memory_database_keeps_its_url_where_tasks_share_the_drivers_jvm(spark):
+    """On local Spark every task runs in the driver's JVM, which holds the
+    database: nothing is served (on the cluster, the job script above reads
+    back what its executors wrote through the driver's server)."""
+    from runtime.spark_adapter import shared_memory_database
+
+    for url in ("jdbc:h2:mem:kept;DB_CLOSE_DELAY=-1", "jdbc:h2:mem:;X=1", "jdbc:h2:file:/tmp/x"):
+        assert shared_memory_database(spark, url) == url
