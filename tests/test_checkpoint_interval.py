@@ -112,3 +112,53 @@ def test_the_interval_must_be_positive(spark, tmp_path):
     folder = job_folder(tmp_path, 0)
     with pytest.raises(ConfigError, match="batch.number.per.checkpoint must be a positive"):
         run(spark, folder)
+
+
+def newest_job(spark) -> int:
+    return max(spark.sparkContext.statusTracker().getJobIdsForGroup(None) or [-1])
+
+
+@pytest.mark.parametrize("held", [True, False], ids=["held", "not-held"])
+def test_graph_writes_held_on_the_driver_are_checkpointed_from_there(
+    spark, tmp_path, monkeypatch, uninterrupted, held
+):
+    """A window's graph writes whose rows the memory store holds on the driver
+    go into the checkpoint as Parquet written there (no Spark job); writes it
+    does not hold are written by Spark.  Either way a restart reads them back."""
+    import runtime.streaming.job as job
+
+    folder = job_folder(tmp_path, 1)
+    if not held:
+        text = (folder / "job.gql").read_text()
+        write(folder / "job.gql", "SET geaflow.dsl.store.local.max.bytes = 0;\n" + text)
+    jobs_in_commits: list[int] = []
+    real_commit = job.WindowedJob.commit
+
+    def commit(self, r, last):
+        before = newest_job(spark)
+        real_commit(self, r, last)
+        jobs_in_commits.append(newest_job(spark) - before)
+
+    real_round = job.WindowedJob.run_round
+
+    def failing_round(self, r):
+        if r == 3:
+            raise RuntimeError("the machine went away in window 3")
+        return real_round(self, r)
+
+    monkeypatch.setattr(job.WindowedJob, "commit", commit)
+    monkeypatch.setattr(job.WindowedJob, "run_round", failing_round)
+    with pytest.raises(Exception, match="window 3"):
+        run(spark, folder)
+    assert len(jobs_in_commits) == 3
+    if held:
+        assert jobs_in_commits == [0, 0, 0]
+    else:
+        # Three graph writes a window, each a Spark job.
+        assert all(n >= 3 for n in jobs_in_commits)
+    parts = sorted((folder / "ck" / "graphs").rglob("*.parquet"))
+    assert parts and all(p.name == "part-00000.parquet" for p in parts) == held
+
+    monkeypatch.setattr(job.WindowedJob, "run_round", real_round)
+    run(spark, folder)
+    assert outputs(folder) == uninterrupted

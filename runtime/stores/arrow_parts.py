@@ -83,6 +83,24 @@ def counting(df: Any) -> tuple[Any, Any]:
     return out, lambda: int(observed.get["rows"] or 0)
 
 
+def write_part_file(folder: Path, rows: Any) -> None:
+    """Write Arrow ``rows`` as one Parquet part in ``folder`` (replacing what
+    it held, as Spark's overwrite does), laid out as Spark lays out a part
+    (the file, then ``_SUCCESS``), so Spark reads it as one of its own."""
+    import os
+    import shutil
+
+    import pyarrow.parquet as pq
+
+    if folder.exists():
+        shutil.rmtree(folder)
+    folder.mkdir(parents=True)
+    staged = folder / ".part-00000.parquet.tmp"
+    pq.write_table(rows, staged)
+    os.replace(staged, folder / "part-00000.parquet")
+    (folder / "_SUCCESS").touch()
+
+
 def ordered(rows: Any, write_no: int) -> Any:
     """``rows`` with the write number and each row's place in the write."""
     import numpy as np

@@ -176,8 +176,9 @@ class MemoryStore:
         # Every version's parts (a version per INSERT), so a windowed job can
         # compare a query's result on the previous and the current graph.
         self.versions: dict[int, dict[tuple[str, bool], list[Any]]] = {0: {}}
-        # Writes not yet in a checkpoint: (label, is_vertex, rows).
-        self.pending: list[tuple[str, bool, Any]] = []
+        # Writes not yet in a checkpoint: (label, is_vertex, frame, the same
+        # rows as Arrow when they are held on the driver, else None).
+        self.pending: list[tuple[str, bool, Any, Any]] = []
         # Vertex parts (by ``id``; ``parts`` and ``versions`` keep them alive)
         # that already hold one row per vertex id: a label made of one such
         # part is read without a shuffle to pick each id's latest row.
@@ -396,5 +397,13 @@ class MemoryStore:
         self.parts[key] = parts
         self.versions[self.writes] = self.parts
         if windowed:
-            self.pending.append((info.label, is_vertex, new.drop("__w", "__r")))
+            held = PART_ROWS.get(new)
+            self.pending.append(
+                (
+                    info.label,
+                    is_vertex,
+                    new.drop(*ORDER_COLUMNS),
+                    None if held is None else held.drop_columns(list(ORDER_COLUMNS)),
+                )
+            )
         return written

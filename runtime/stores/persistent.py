@@ -21,6 +21,7 @@ import os
 import threading
 import time
 import uuid
+from collections import OrderedDict
 from pathlib import Path
 from typing import Any
 
@@ -28,7 +29,7 @@ from geaflow_sql.core.catalog import GraphInfo
 from geaflow_sql.core.errors import ExecutionError
 from runtime.env import Env
 
-from .arrow_parts import PART_FILES, collect_small, counting, ordered
+from .arrow_parts import PART_FILES, collect_small, counting, ordered, write_part_file
 from .commits import forget, locked, publish_all, read_manifest, recover
 from .memory import empty_frame, latest_vertices, table_frame, with_order
 
@@ -44,6 +45,44 @@ def _pause(name: str) -> None:
         time.sleep(float(pause))
 
 
+class PartSchemas:
+    """The schema Spark read each persistent part with (a Parquet folder,
+    never changed once written), so that a later read of it names the schema
+    and Spark runs no job to read a file footer for it: a MATCH reads each
+    label once per hop, and a windowed job every label every window."""
+
+    def __init__(self, size: int = 8192) -> None:
+        self.size = size
+        self._lock = threading.Lock()
+        self._schemas: OrderedDict[str, Any] = OrderedDict()
+
+    def read(self, spark: Any, folders: list[str]) -> Any:
+        """``spark.read.parquet(*folders)``, with the schema when every part's
+        is known and the same."""
+        with self._lock:
+            known = [self._schemas.get(f) for f in folders]
+        unknown = [f for f, schema in zip(folders, known, strict=True) if schema is None]
+        if unknown:
+            inferred = spark.read.parquet(*unknown)
+            schema = inferred.schema
+            with self._lock:
+                for f in unknown:
+                    self._schemas[f] = schema
+                    self._schemas.move_to_end(f)
+                while len(self._schemas) > self.size:
+                    self._schemas.popitem(last=False)
+            if len(unknown) == len(folders):
+                return inferred
+            known = [k or schema for k in known]
+        first = known[0]
+        if all(schema == first for schema in known):
+            return spark.read.schema(first).parquet(*folders)
+        return spark.read.parquet(*folders)
+
+
+PART_SCHEMAS = PartSchemas()
+
+
 def _label_key(label: str, is_vertex: bool) -> str:
     return f"{'v' if is_vertex else 'e'}:{label.lower()}"
 
@@ -55,7 +94,9 @@ class PersistentStore:
         self.path = self.root / graph.instance / graph.name.lower()
         # Manifests seen by this session, by version (for windowed jobs).
         self.history: dict[int, dict[str, Any]] = {}
-        self.pending: list[tuple[str, bool, Any]] = []
+        # Windowed writes since the last checkpoint (which has nothing to copy:
+        # the parts are on disk), shaped as ``MemoryStore.pending``.
+        self.pending: list[tuple[str, bool, Any, Any]] = []
         # Per thread (threads of one session may write the graph at once):
         # parts written and not yet published, (label key, part), and
         # ``working``, the published manifest plus them, which that thread reads.
@@ -140,7 +181,7 @@ class PersistentStore:
 
     def _read_parts(self, spark: Any, info: Any, parts: list[str]) -> Any:
         """Parts as the label's declared columns (cast), plus ``__w`` and ``__r``."""
-        df = spark.read.parquet(*[str(self.path / p) for p in parts])
+        df = PART_SCHEMAS.read(spark, [str(self.path / p) for p in parts])
         names = {c.lower(): c for c in df.columns}
         from pyspark.sql import functions as F
 
@@ -243,17 +284,10 @@ class PersistentStore:
         part = f"parts/{'v' if is_vertex else 'e'}-{info.label.lower()}/{version:08d}-{uuid.uuid4().hex[:8]}"
         rows = collect_small(df, local_limit)
         if rows is not None:
-            import pyarrow.parquet as pq
-
             written = rows.num_rows
             rows = ordered(rows, version)
             folder = self.path / part
-            folder.mkdir(parents=True, exist_ok=True)
-            # Laid out as Spark lays out a part: the file, then _SUCCESS.
-            staged = folder / ".part-00000.parquet.tmp"
-            pq.write_table(rows, staged)
-            os.replace(staged, folder / "part-00000.parquet")
-            (folder / "_SUCCESS").touch()
+            write_part_file(folder, rows)
             PART_FILES.put(folder, rows)
         else:
             counted, count = counting(df)
@@ -267,7 +301,7 @@ class PersistentStore:
         self.staged = [*self.staged, (key, part)]
         self.history[version] = self.working
         if windowed:
-            self.pending.append((info.label, is_vertex, df))
+            self.pending.append((info.label, is_vertex, df, None))
         return written
 
     def earlier_notice(self) -> str | None:

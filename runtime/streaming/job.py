@@ -57,6 +57,7 @@ from runtime.local.translate import NotLocal, Translator
 from runtime.plans import GRAPH_READS, PreparedPlan, plan_tables
 from runtime.reads import Reads, WindowRound, graph_key, table_key
 from runtime.scheduler import CycleScheduler, ExecutionCycle, FunctionCycle, RoundOutcome
+from runtime.stores.arrow_parts import write_part_file
 from runtime.stores.persistent import restore_stores
 
 from .checkpoint import JobCheckpoint, fingerprint, truncate_sinks
@@ -444,9 +445,13 @@ class WindowedJob:
                 pending.clear()
                 continue
             parts = memory.setdefault(key, [])
-            for seq, (label, is_vertex, df) in enumerate(pending):
+            for seq, (label, is_vertex, df, rows) in enumerate(pending):
                 path = self.checkpoint.part_path(key, r, seq, label, is_vertex)
-                df.write.mode("overwrite").parquet(str(path))
+                if rows is not None:
+                    # Rows held on the driver are written from there: no Spark job.
+                    write_part_file(path, rows)
+                else:
+                    df.write.mode("overwrite").parquet(str(path))
                 parts.append([str(path), label, is_vertex])
             pending.clear()
         self.graph_parts = memory
