@@ -198,3 +198,69 @@ def test_a_using_table_read_as_it_stands_only_while_its_ids_are_unique(session, 
     assert session.sql(query).collect() == [("ann", "bea"), ("bea", "cy")]
     plan = session.sql(query).dataframe._jdf.queryExecution().executedPlan().toString()
     assert "Window" in plan
+
+
+def test_a_part_read_again_names_its_schema_and_runs_no_job(spark, tmp_path):
+    """Persistent parts never change once written: after Spark has read a
+    part once, later reads give its schema (no job reads a footer), with the
+    same rows; parts written with different column types are read apart."""
+    import pyarrow as pa
+
+    from runtime.stores.arrow_parts import write_part_file
+    from runtime.stores.persistent import PartSchemas
+
+    def newest_job() -> int:
+        return max(spark.sparkContext.statusTracker().getJobIdsForGroup(None) or [-1])
+
+    def rows(read) -> list[tuple]:
+        return sorted(tuple(r) for df, _ in read for r in df.collect())
+
+    folders = []
+    for i in range(3):
+        folder = tmp_path / f"p{i}"
+        write_part_file(folder, pa.table({"id": [i, i + 10], "name": [f"n{i}", None]}))
+        folders.append(str(folder))
+    schemas = PartSchemas()
+    first = rows(schemas.read(spark, folders[:2]))
+    before = newest_job()
+    again = schemas.read(spark, folders[:2])
+    assert newest_job() == before  # no footer read
+    assert len(again) == 1 and rows(again) == first
+    both = schemas.read(spark, folders)  # one part new: read once to learn it
+    assert len(both) == 1 and rows(both) == sorted([*first, (2, "n2"), (12, None)])
+    odd = tmp_path / "odd"
+    write_part_file(odd, pa.table({"id": pa.array([7], pa.int32()), "name": ["x"]}))
+    mixed = schemas.read(spark, [folders[0], str(odd)])
+    assert len(mixed) == 2
+    assert sorted(r[0] for r in rows(mixed)) == [0, 7, 10]
+
+
+@pytest.mark.parametrize("engine", ["local", "distributed"])
+def test_a_label_whose_parts_differ_in_column_types_reads_as_declared(spark, tmp_path, engine):
+    """A part written with INT32 ids beside INT64 ones (by another writer)
+    reads as the label's declared columns, on either engine."""
+    import pyarrow as pa
+
+    from geaflow_sql import Session
+    from runtime.stores.arrow_parts import write_part_file
+
+    graph = """CREATE GRAPH g (Vertex v (id bigint ID, name varchar),
+  Edge e (s bigint SOURCE ID, t bigint DESTINATION ID)) WITH (storeType='rocksdb');"""
+    conf = {"geaflow.file.persistent.root": str(tmp_path / "store")}
+    Session(spark=spark, base_dir=str(tmp_path), conf=conf).execute(
+        graph + "INSERT INTO g.v VALUES (1, 'a'), (2, 'b');"
+    )
+    manifest_path = next((tmp_path / "store").rglob("manifest.json"))
+    manifest = json.loads(manifest_path.read_text())
+    version = manifest["version"] + 1
+    part = f"parts/v-v/{version:08d}-odd"
+    rows = {"id": pa.array([3, 1], pa.int32()), "name": ["c", "a2"]}
+    rows |= {"__w": pa.array([version] * 2), "__r": pa.array([0, 1])}
+    write_part_file(manifest_path.parent / part, pa.table(rows))
+    manifest["labels"]["v:v"].append(part)
+    manifest["version"] = version
+    manifest_path.write_text(json.dumps(manifest))
+    reader = Session(spark=spark, base_dir=str(tmp_path), conf=conf)
+    reader.execute(graph + f"USE GRAPH g; SET geaflow.dsl.query.engine = {engine};")
+    got = reader.sql("MATCH (x:v) RETURN x.id AS id, x.name AS name")
+    assert sorted(tuple(r) for r in got.collect()) == [(1, "a2"), (2, "b"), (3, "c")]

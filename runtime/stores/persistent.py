@@ -56,13 +56,16 @@ class PartSchemas:
         self._lock = threading.Lock()
         self._schemas: OrderedDict[str, Any] = OrderedDict()
 
-    def read(self, spark: Any, folders: list[str]) -> Any:
-        """``spark.read.parquet(*folders)``, with the schema when every part's
-        is known and the same."""
+    def read(self, spark: Any, folders: list[str]) -> list[tuple[Any, Any]]:
+        """The parts read by Spark: a (frame, schema) per schema they were
+        written with (Spark reads parts of one schema together, naming it once
+        every part's is known; it cannot read an INT32 part with INT64 ones)."""
         with self._lock:
             known = [self._schemas.get(f) for f in folders]
         unknown = [f for f, schema in zip(folders, known, strict=True) if schema is None]
         if unknown:
+            # One footer read for the parts new here (Spark assumes parts read
+            # together share a schema), then each part's is known.
             inferred = spark.read.parquet(*unknown)
             schema = inferred.schema
             with self._lock:
@@ -72,12 +75,16 @@ class PartSchemas:
                 while len(self._schemas) > self.size:
                     self._schemas.popitem(last=False)
             if len(unknown) == len(folders):
-                return inferred
+                return [(inferred, schema)]
             known = [k or schema for k in known]
-        first = known[0]
-        if all(schema == first for schema in known):
-            return spark.read.schema(first).parquet(*folders)
-        return spark.read.parquet(*folders)
+        groups: dict[str, tuple[Any, list[str]]] = {}
+        for f, schema in zip(folders, known, strict=True):
+            assert schema is not None
+            groups.setdefault(schema.json(), (schema, []))[1].append(f)
+        return [
+            (spark.read.schema(schema).parquet(*members), schema)
+            for schema, members in groups.values()
+        ]
 
 
 PART_SCHEMAS = PartSchemas()
@@ -181,20 +188,24 @@ class PersistentStore:
 
     def _read_parts(self, spark: Any, info: Any, parts: list[str]) -> Any:
         """Parts as the label's declared columns (cast), plus ``__w`` and ``__r``."""
-        df = PART_SCHEMAS.read(spark, [str(self.path / p) for p in parts])
-        names = {c.lower(): c for c in df.columns}
+        from functools import reduce
+
         from pyspark.sql import functions as F
 
         from geaflow_sql.core import types as T
 
-        cols = []
-        for c in info.fields:
-            src = names.get(c.name.lower())
-            if src is None:
-                cols.append(F.lit(None).cast(T.spark_sql_type(c.type)).alias(c.name))
-            else:
-                cols.append(F.col(f"`{src}`").cast(T.spark_sql_type(c.type)).alias(c.name))
-        return df.select(*cols, "__w", "__r")
+        frames = []
+        for df, schema in PART_SCHEMAS.read(spark, [str(self.path / p) for p in parts]):
+            names = {c.lower(): c for c in schema.names}
+            cols = []
+            for c in info.fields:
+                src = names.get(c.name.lower())
+                if src is None:
+                    cols.append(F.lit(None).cast(T.spark_sql_type(c.type)).alias(c.name))
+                else:
+                    cols.append(F.col(f"`{src}`").cast(T.spark_sql_type(c.type)).alias(c.name))
+            frames.append(df.select(*cols, "__w", "__r"))
+        return reduce(lambda a, b: a.union(b), frames)
 
     def local_parts(
         self, env: Env, label: str, is_vertex: bool, limit: int
