@@ -474,3 +474,24 @@ def test_an_insert_into_a_text_table_is_written_from_the_driver(session, tmp_pat
     mine = (tmp_path / "local.txt").read_text(encoding="utf-8").splitlines()
     theirs = (tmp_path / "spark.txt").read_text(encoding="utf-8").splitlines()
     assert sorted(mine) == sorted(theirs) == sorted(["2,a,true", "4,,false", "-8,d d,true"])
+
+
+def test_a_jdbc_failure_names_the_url_as_written_without_its_password():
+    from geaflow_sql.core.catalog import TableInfo
+    from runtime.connectors.jdbc import failure
+
+    def table(url: str) -> TableInfo:
+        options = (
+            ("type", "jdbc"),
+            ("geaflow.dsl.jdbc.url", url),
+            ("geaflow.dsl.jdbc.table.name", "people"),
+        )
+        return TableInfo("t", (), options)
+
+    message = failure("read", table("jdbc:h2:mem:db1"), "boom")
+    assert message == "cannot read jdbc table 't' (people at jdbc:h2:mem:db1): boom"
+    hidden = failure("write", table("jdbc:postgresql://h/db?user=u&password=s3cret&ssl=true"), "x")
+    assert "s3cret" not in hidden
+    assert "jdbc:postgresql://h/db?user=u&password=***&ssl=true" in hidden
+    h2 = failure("read", table("jdbc:h2:tcp://h/db;USER=sa;PASSWORD=pw;MODE=MySQL"), "x")
+    assert "pw" not in h2.replace("PASSWORD", "") and "MODE=MySQL" in h2

@@ -60,6 +60,17 @@ def spark_options(spark: Any, table: TableInfo) -> dict[str, str]:
     return options
 
 
+def failure(verb: str, table: TableInfo, detail: str) -> str:
+    """The message of a failed read or write: the table, its database table
+    and the URL as the user wrote it (not the one Spark was given, e.g. an
+    in-memory database served by the driver), with any password hidden."""
+    import re
+
+    options = jdbc_options(table)
+    url = re.sub(r"(?i)(password=)[^;&]*", r"\1***", options["url"])
+    return f"cannot {verb} jdbc table {table.name!r} ({options['dbtable']} at {url}): {detail}"
+
+
 def columns_by_position(df: Any, table: TableInfo, projection: tuple[int, ...]) -> Any:
     """The table's columns as the database table's first columns, in order,
     whatever their names: GeaFlow's JDBC source reads ``SELECT *`` and takes
@@ -98,11 +109,8 @@ class JdbcConnector(Connector):
         except Exception as err:
             from runtime.errors import translate
 
-            raise ExecutionError(
-                f"cannot read jdbc table {req.table.name!r} "
-                f"({options['dbtable']} at {options['url']}): "
-                f"{missing_driver(err, options) or translate(err).message}"
-            ) from None
+            detail = missing_driver(err, options) or translate(err).message
+            raise ExecutionError(failure("read", req.table, detail)) from None
         return columns_by_position(df, req.table, req.projection)
 
     def write(self, ctx: RuntimeContext, df: Any, req: WriteRequest) -> int:
@@ -115,10 +123,7 @@ class JdbcConnector(Connector):
             hint = missing_driver(err, options)
             if hint is None:
                 raise
-            raise ExecutionError(
-                f"cannot write jdbc table {req.table.name!r} "
-                f"({options['dbtable']} at {options['url']}): {hint}"
-            ) from None
+            raise ExecutionError(failure("write", req.table, hint)) from None
         return -1
 
 
