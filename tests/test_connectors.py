@@ -414,17 +414,35 @@ def test_a_scan_is_built_once_while_its_files_and_settings_stay_the_same(
 def test_the_driver_prints_text_lines_as_spark_does(spark):
     """``driver_lines`` (a text sink written from the driver) against Spark's
     ``format_column`` on the types the driver prints, with nulls, extremes,
-    empty strings, separators and non-ASCII text."""
+    empty strings, separators and non-ASCII text; doubles and floats through
+    the JVM's printer, on values whose Java digits are not the shortest, edge
+    values and random bit patterns."""
     import datetime as dt
+    import math
     import random
+    import struct
 
     import pyarrow as pa
     from pyspark.sql import functions as F
 
     from geaflow_sql.core import types as T
     from runtime.connectors.text_format import driver_lines, format_column, prints_on_driver
+    from runtime.spark_adapter import jvm_number_printer
 
     rng = random.Random(5)
+
+    def random_double() -> float:
+        value = struct.unpack("<d", rng.getrandbits(64).to_bytes(8, "little"))[0]
+        return value if not math.isnan(value) else 0.5
+
+    def random_float() -> float:
+        return struct.unpack("<f", rng.getrandbits(32).to_bytes(4, "little"))[0]
+
+    doubles = [0.0, -0.0, 0.1, 1e-3, 9.999e-4, 1e7, 9999999.0, 2e23, 2.82879384806159e17]
+    doubles += [5e-324, 1.7976931348623157e308, math.inf, -math.inf, math.nan, 100.0, -1.5]
+    doubles += [random_double() for _ in range(40)] + [rng.uniform(-1e4, 1e4) for _ in range(40)]
+    floats = [0.1, 1e10, 3.4028235e38, 1e-45, -2.5, math.nan, math.inf]
+    floats += [random_float() for _ in range(40)]
     columns = {
         "b": (T.SqlType("BIGINT"), pa.int64(), [-(2**63), 2**63 - 1, 0, -1]),
         "i": (T.SqlType("INTEGER"), pa.int32(), [-(2**31), 2**31 - 1, 7]),
@@ -432,24 +450,35 @@ def test_the_driver_prints_text_lines_as_spark_does(spark):
         "v": (T.SqlType("VARCHAR"), pa.string(), ["", "a,b", "ünï ✓", " x ", "null"]),
         "t": (T.SqlType("BOOLEAN"), pa.bool_(), [True, False]),
         "d": (T.SqlType("DATE"), pa.date32(), [dt.date(1970, 1, 1), dt.date(2024, 2, 29)]),
+        "x": (T.SqlType("DOUBLE"), pa.float64(), doubles),
+        "f": (T.SqlType("FLOAT"), pa.float32(), floats),
     }
-    assert all(prints_on_driver(t) for t, _, _ in columns.values())
-    assert not prints_on_driver(T.SqlType("DOUBLE"))
-    n = 60
+    numbers = jvm_number_printer(spark)
+    assert numbers is not None
+    assert all(prints_on_driver(t, numbers) for t, _, _ in columns.values())
+    assert not prints_on_driver(T.SqlType("DOUBLE"))  # no JVM to print them (Connect)
+    assert not prints_on_driver(T.SqlType("TIMESTAMP"), numbers)
+    n = 200
+    every = max(len(values) for _, _, values in columns.values())  # each listed value once
     table = pa.table(
         {
-            name: pa.array([rng.choice([*values, None]) for _ in range(n)], arrow_type)
+            name: pa.array(
+                [values[k % len(values)] for k in range(every)]
+                + [rng.choice([*values, None]) for _ in range(n)],
+                arrow_type,
+            )
             for name, (_, arrow_type, values) in columns.items()
         }
     )
     types = [t for t, _, _ in columns.values()]
-    mine = driver_lines(table, types, "|")
+    mine = driver_lines(table, types, "|", numbers)
     df = spark.createDataFrame(table)
     printed = [
         format_column(F, F.col(name), t) for name, t in zip(table.column_names, types, strict=True)
     ]
     theirs = [r[0] for r in df.select(F.concat_ws("|", *printed)).collect()]
     assert mine == theirs
+    assert "1.9999999999999998E23" in "\n".join(theirs)  # Java 17's digits, not the shortest
 
 
 def test_an_insert_into_a_text_table_is_written_from_the_driver(session, tmp_path):

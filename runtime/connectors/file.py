@@ -23,7 +23,7 @@ from geaflow_sql.core.catalog import TableInfo
 from geaflow_sql.core.config import Config
 from geaflow_sql.core.errors import ConfigError, DataError
 from runtime.context import RuntimeContext
-from runtime.spark_adapter import is_connect
+from runtime.spark_adapter import is_connect, jvm_number_printer
 
 from .base import Connector, ReadRequest, WriteRequest
 from .scan_cache import SCANS
@@ -403,12 +403,13 @@ class FileConnector(Connector):
         if raw in (None, "") or _format(req.options) != "text":
             return None
         path = ctx.resolve_path(str(raw))
-        if not _is_local(path) or not all(prints_on_driver(t) for t in req.types):
+        numbers = jvm_number_printer(ctx.spark) if any(t.is_approx for t in req.types) else None
+        if not _is_local(path) or not all(prints_on_driver(t, numbers) for t in req.types):
             return None
         sep = str(option(req.options, SEPARATOR, ","))
 
         def write(rows: Any) -> int:
-            lines = driver_lines(rows, req.types, sep)
+            lines = driver_lines(rows, req.types, sep, numbers)
             write_lines(ctx, path, lines, req.options, req.windowed)
             return len(lines)
 

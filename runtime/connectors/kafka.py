@@ -52,6 +52,7 @@ from geaflow_sql.core.config import LINE_SEPARATOR
 from geaflow_sql.core.errors import ConfigError, ExecutionError, UnsupportedError
 from runtime.context import RuntimeContext
 from runtime.durable import atomic_write_json
+from runtime.spark_adapter import jvm_number_printer
 
 from .base import (
     WindowSource,
@@ -214,13 +215,14 @@ class KafkaConnector(StreamConnector):
         return self._send(KafkaOptions.of(req.table, req.options), lines)
 
     def rows_writer(self, ctx: RuntimeContext, req: WriteRequest) -> Any | None:
-        if not all(prints_on_driver(t) for t in req.types):
+        numbers = jvm_number_printer(ctx.spark) if any(t.is_approx for t in req.types) else None
+        if not all(prints_on_driver(t, numbers) for t in req.types):
             return None
         opts = KafkaOptions.of(req.table, req.options)
         sep = str(option(req.options, SEPARATOR, ","))
 
         def write(rows: Any) -> int:
-            return self._send(opts, driver_lines(rows, req.types, sep))
+            return self._send(opts, driver_lines(rows, req.types, sep, numbers))
 
         return write
 

@@ -91,19 +91,25 @@ def format_column(F: Any, col: Any, t: Any) -> Any:
     return F.when(col.isNull(), F.lit("null")).otherwise(text)
 
 
-def prints_on_driver(t: Any) -> bool:
+def prints_on_driver(t: Any, numbers: Any = None) -> bool:
     """Does the driver print values of ``t`` exactly as ``format_column`` does?
 
-    Integers, strings, booleans and dates.  Not floating point: Spark prints
-    with the JVM's ``Double.toString``, whose digits differ from the shortest
-    ones in a few cases; nor timestamps, decimals or structs."""
+    Integers, strings, booleans and dates; doubles and floats too when given
+    ``numbers``, the JVM's own printer (``spark_adapter.jvm_number_printer``):
+    Spark prints them with the JVM's ``Double.toString``, whose digits are not
+    always the shortest ones (``1.9999999999999998E23`` for 2e23 on Java 17),
+    so nothing but the JVM prints them the same.  Not timestamps, decimals or
+    structs."""
     if isinstance(t, T.StructType):
         return False
+    if t.is_approx:
+        return numbers is not None
     return bool(t.is_integer or t.is_string or t.name in ("BOOLEAN", "DATE"))
 
 
-def driver_lines(rows: Any, types: list[Any], sep: str) -> list[str]:
-    """Arrow rows as the text sink's lines (types ``prints_on_driver``)."""
+def driver_lines(rows: Any, types: list[Any], sep: str, numbers: Any = None) -> list[str]:
+    """Arrow rows as the text sink's lines (types ``prints_on_driver`` with
+    the same ``numbers``)."""
     import pyarrow as pa
     import pyarrow.compute as pc
 
@@ -113,6 +119,10 @@ def driver_lines(rows: Any, types: list[Any], sep: str) -> list[str]:
     for column, t in zip(rows.columns, types, strict=True):
         if t.name == "BOOLEAN":
             text = pc.if_else(column, "true", "false")
+        elif t.is_approx:
+            values = pc.fill_null(column, 0).to_numpy()
+            printed = pa.array(numbers(values), pa.string())
+            text = pc.if_else(pc.is_null(column), pa.scalar(None, pa.string()), printed)
         else:
             text = column.cast(pa.string())
         texts.append(pc.fill_null(text, "null"))
