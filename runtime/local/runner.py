@@ -17,7 +17,7 @@ from typing import Any
 from geaflow_sql.core import types as T
 from geaflow_sql.core.config import LOCAL_QUERY_MAX_BYTES, QUERY_ENGINE, table_options
 from geaflow_sql.core.errors import CancelledError, ConfigError
-from planner.logical import CollectSink, TableScan, TableSink
+from planner.logical import CollectSink, GraphSink, TableScan, TableSink
 from runtime.connectors.base import ReadRequest, WriteRequest
 from runtime.connectors.registry import connector_for
 from runtime.connectors.scan_cache import SCANS
@@ -93,6 +93,11 @@ def plan(env: Env, root: Any) -> LocalPlan | str:
         writer = connector_for(root.table).rows_writer(env.ctx, request)
         if writer is None:
             return f"a write to {root.table.name} goes through Spark"
+        root = CollectSink(root.input)
+    elif isinstance(root, GraphSink):
+        writer = env.ctx.stores.rows_writer(env, root)
+        if writer is None:
+            return f"a write to graph {root.graph.name} casts a column on Spark"
         root = CollectSink(root.input)
     if not isinstance(root, CollectSink):
         return f"{root.kind} runs on Spark"

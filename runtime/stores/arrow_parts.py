@@ -46,10 +46,14 @@ def collect_small(df: Any, limit: int) -> Any | None:
     above it they are not.  Without an estimate (rows made on the driver, a
     checkpoint: data already computed, cheap to read twice) a bounded number
     of rows is fetched to find out."""
+    from runtime.held import rows_of
     from runtime.spark_adapter import estimated_bytes
 
     if limit <= 0:
         return None
+    held = rows_of(df)
+    if held is not None:  # made from rows on the driver: no job to fetch them
+        return held if held.nbytes <= limit else None
     size = estimated_bytes(df)
     if size is None or limit < size < _UNKNOWN_SIZE:
         return None

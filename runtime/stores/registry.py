@@ -12,6 +12,7 @@ written to the store when created so later scripts can read them).
 from __future__ import annotations
 
 import threading
+from collections.abc import Callable, Iterator
 from typing import Any
 
 from geaflow_sql.core import types as T
@@ -66,18 +67,12 @@ class GraphStores:
         names; the rows written (summed over the labels)."""
         from pyspark.sql import functions as F
 
-        graph: GraphInfo = node.graph
-        store = self.store(env.ctx, graph)
         in_types = [f.type for f in node.input.schema]
         if len(node.writes) > 1:
             df = df.cache()
-        total = 0
-        persistent = isinstance(store, PersistentStore)
-        local_limit = env.ctx.config.get_int(STORE_LOCAL_MAX_BYTES)
-        try:
-            for w in node.writes:
-                info = graph.vertex(w.label) if w.is_vertex else graph.edge(w.label)
-                assert info is not None
+
+        def label_frames() -> Iterator[tuple[Any, Any, Any]]:
+            for w, info in _labels(node):
                 cols = []
                 for (name, idx), column in zip(w.columns, info.fields, strict=True):
                     spark_type = T.spark_sql_type(column.type)
@@ -89,11 +84,73 @@ class GraphStores:
                             value = F.trim(value)
                         cols.append(value.cast(spark_type).alias(name))
                 out = df.select(*cols)
-                keys = [info.id_field] if w.is_vertex else [info.src_field, info.dst_field]  # type: ignore[union-attr]
-                for k in keys:
+                for k in _key_fields(w, info):
                     out = out.where(F.col(f"`{k}`").isNotNull())
+                yield w, info, out
+
+        try:
+            return self._write_labels(env, node, label_frames())
+        finally:
+            if len(node.writes) > 1:
+                df.unpersist()
+
+    def rows_writer(self, env: Env, node: Any) -> Callable[[Any], int] | None:
+        """For a GraphSink whose input rows are on the driver (an Arrow table
+        in the input's columns, the local engine's result): a function writing
+        them as ``write`` does, with no Spark job while the store keeps the
+        rows on the driver (``geaflow.dsl.store.local.max.bytes``).  None when
+        a column would need a cast (Spark's casts are the reference): each
+        written column must have its label column's type, or be an integer
+        widening to it."""
+        in_types = [f.type for f in node.input.schema]
+        for w, info in _labels(node):
+            for (_, idx), column in zip(w.columns, info.fields, strict=True):
+                if idx is not None and not _passes_as_is(in_types[idx], column.type):
+                    return None
+
+        def write(rows: Any) -> int:
+            import pyarrow as pa
+            import pyarrow.compute as pc
+            from pyspark.sql import types as ST
+            from pyspark.sql.pandas.types import to_arrow_type
+
+            from runtime.held import from_rows
+
+            def label_frames() -> Iterator[tuple[Any, Any, Any]]:
+                for w, info in _labels(node):
+                    names, arrays, fields = [], [], []
+                    for (name, idx), column in zip(w.columns, info.fields, strict=True):
+                        spark_type = T.to_spark_type(column.type)
+                        arrow_type = to_arrow_type(spark_type)
+                        names.append(name)
+                        fields.append(ST.StructField(name, spark_type))
+                        arrays.append(
+                            pa.nulls(rows.num_rows, arrow_type)
+                            if idx is None
+                            else rows.column(idx).cast(arrow_type)
+                        )
+                    out = pa.Table.from_arrays(arrays, names=names)
+                    for k in _key_fields(w, info):
+                        out = out.filter(pc.is_valid(out.column(names.index(k))))
+                    yield w, info, from_rows(env.spark, out, ST.StructType(fields))
+
+            return self._write_labels(env, node, label_frames())
+
+        return write
+
+    def _write_labels(
+        self, env: Env, node: Any, label_frames: Iterator[tuple[Any, Any, Any]]
+    ) -> int:
+        """Append each label's rows (as ``label_frames`` make them), then, for
+        a persistent store outside a windowed job, commit them as one version."""
+        store = self.store(env.ctx, node.graph)
+        persistent = isinstance(store, PersistentStore)
+        local_limit = env.ctx.config.get_int(STORE_LOCAL_MAX_BYTES)
+        total = 0
+        try:
+            for w, info, out in label_frames:
                 # The store counts the rows as it writes them (no extra job).
-                total += store.append(info.label, w.is_vertex, out, env.windowed, local_limit)  # type: ignore[union-attr]
+                total += store.append(info.label, w.is_vertex, out, env.windowed, local_limit)
             if persistent and not env.windowed:
                 # One statement, one version, whatever labels it wrote.
                 store.commit()
@@ -104,9 +161,6 @@ class GraphStores:
             if persistent and not env.windowed:
                 store.abort()
             raise
-        finally:
-            if len(node.writes) > 1:
-                df.unpersist()
         return total
 
     def commit_all(self) -> None:
@@ -118,3 +172,29 @@ class GraphStores:
         for s in self.stores.values():
             if isinstance(s, PersistentStore):
                 s.abort()
+
+
+def _labels(node: Any) -> Iterator[tuple[Any, Any]]:
+    """(write, label info) for each label a GraphSink writes."""
+    graph: GraphInfo = node.graph
+    for w in node.writes:
+        info = graph.vertex(w.label) if w.is_vertex else graph.edge(w.label)
+        assert info is not None
+        yield w, info
+
+
+def _key_fields(w: Any, info: Any) -> list[str]:
+    """The columns a row of the label needs (rows without them are not written)."""
+    return [info.id_field] if w.is_vertex else [info.src_field, info.dst_field]
+
+
+def _passes_as_is(source: Any, target: Any) -> bool:
+    """Does a value of ``source`` become a ``target`` value with no cast
+    Spark would have to do: the same Spark type, or a wider integer?"""
+    nested = (T.StructType, T.ArrayType, T.MapType)
+    if isinstance(target, nested) or isinstance(source, nested):
+        return False
+    if source.is_integer and target.is_integer:
+        order = T.INTEGER_NAMES
+        return order.index(source.name) <= order.index(target.name)
+    return bool(T.spark_sql_type(source) == T.spark_sql_type(target))
