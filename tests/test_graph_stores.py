@@ -264,3 +264,38 @@ def test_a_label_whose_parts_differ_in_column_types_reads_as_declared(spark, tmp
     reader.execute(graph + f"USE GRAPH g; SET geaflow.dsl.query.engine = {engine};")
     got = reader.sql("MATCH (x:v) RETURN x.id AS id, x.name AS name")
     assert sorted(tuple(r) for r in got.collect()) == [(1, "a2"), (2, "b"), (3, "c")]
+
+
+def test_parts_written_from_the_driver_with_one_arrow_schema_are_known_after_one_read(
+    spark, tmp_path
+):
+    """Parts this process wrote with the same Arrow schema are one Parquet
+    schema to Spark: after one of them is read, a new one is read without a
+    footer job, with its rows."""
+    import pyarrow as pa
+
+    from runtime.stores.arrow_parts import write_part_file
+    from runtime.stores.persistent import PartSchemas
+
+    def newest_job() -> int:
+        return max(spark.sparkContext.statusTracker().getJobIdsForGroup(None) or [-1])
+
+    schemas = PartSchemas()
+    folders = []
+    for i in range(3):
+        rows = pa.table({"id": [i], "name": [f"n{i}"]})
+        folder = tmp_path / f"p{i}"
+        write_part_file(folder, rows)
+        schemas.wrote(str(folder), rows.schema)
+        folders.append(str(folder))
+    schemas.read(spark, folders[:1])
+    before = newest_job()
+    fresh = schemas.read(spark, folders[1:])
+    assert newest_job() == before
+    assert sorted(tuple(r) for df, _ in fresh for r in df.collect()) == [(1, "n1"), (2, "n2")]
+    odd = tmp_path / "odd"
+    rows = pa.table({"id": pa.array([7], pa.int32()), "name": ["x"]})
+    write_part_file(odd, rows)
+    schemas.wrote(str(odd), rows.schema)  # another Arrow schema: read once to learn
+    mixed = schemas.read(spark, [folders[0], str(odd)])
+    assert sorted(r[0] for df, _ in mixed for r in df.collect()) == [0, 7]

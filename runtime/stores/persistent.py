@@ -49,19 +49,44 @@ class PartSchemas:
     """The schema Spark read each persistent part with (a Parquet folder,
     never changed once written), so that a later read of it names the schema
     and Spark runs no job to read a file footer for it: a MATCH reads each
-    label once per hop, and a windowed job every label every window."""
+    label once per hop, and a windowed job every label every window.
+
+    A part this process wrote from the driver is known by its Arrow schema:
+    parts written with the same Arrow schema are the same Parquet schema to
+    Spark, so once Spark has read one of them, the others are known before
+    their first read."""
 
     def __init__(self, size: int = 8192) -> None:
         self.size = size
         self._lock = threading.Lock()
         self._schemas: OrderedDict[str, Any] = OrderedDict()
+        self._written: OrderedDict[str, str] = OrderedDict()  # folder -> Arrow schema
+        self._learned: dict[str, Any] = {}  # Arrow schema -> Spark's schema
+
+    def wrote(self, folder: str, arrow_schema: Any) -> None:
+        """Note the Arrow schema of a part written from the driver."""
+        key = arrow_schema.remove_metadata().to_string()
+        with self._lock:
+            self._written[folder] = key
+            self._trim(self._written)
+
+    def _known(self, folder: str) -> Any:
+        schema = self._schemas.get(folder)
+        if schema is None:
+            key = self._written.get(folder)
+            schema = self._learned.get(key) if key is not None else None
+        return schema
+
+    def _trim(self, kept: OrderedDict[str, Any]) -> None:
+        while len(kept) > self.size:
+            kept.popitem(last=False)
 
     def read(self, spark: Any, folders: list[str]) -> list[tuple[Any, Any]]:
         """The parts read by Spark: a (frame, schema) per schema they were
         written with (Spark reads parts of one schema together, naming it once
         every part's is known; it cannot read an INT32 part with INT64 ones)."""
         with self._lock:
-            known = [self._schemas.get(f) for f in folders]
+            known = [self._known(f) for f in folders]
         unknown = [f for f, schema in zip(folders, known, strict=True) if schema is None]
         if unknown:
             # One footer read for the parts new here (Spark assumes parts read
@@ -72,8 +97,11 @@ class PartSchemas:
                 for f in unknown:
                     self._schemas[f] = schema
                     self._schemas.move_to_end(f)
-                while len(self._schemas) > self.size:
-                    self._schemas.popitem(last=False)
+                self._trim(self._schemas)
+                written = [self._written.get(f) for f in unknown]
+                first = written[0]
+                if first is not None and all(k == first for k in written):
+                    self._learned[first] = schema
             if len(unknown) == len(folders):
                 return [(inferred, schema)]
             known = [k or schema for k in known]
@@ -300,6 +328,7 @@ class PersistentStore:
             folder = self.path / part
             write_part_file(folder, rows)
             PART_FILES.put(folder, rows)
+            PART_SCHEMAS.wrote(str(folder), rows.schema)
         else:
             counted, count = counting(df)
             with_order(counted, version).write.mode("overwrite").parquet(str(self.path / part))
