@@ -23,15 +23,15 @@ from geaflow_sql.core.catalog import TableInfo
 from geaflow_sql.core.config import Config
 from geaflow_sql.core.errors import ConfigError, DataError
 from runtime.context import RuntimeContext
-from runtime.spark_adapter import is_connect, jvm_number_printer
+from runtime.spark_adapter import is_connect
 
 from .base import Connector, ReadRequest, WriteRequest
 from .scan_cache import SCANS
 from .text_format import (
     driver_lines,
+    driver_prints,
     field_parser,
     format_column,
-    prints_on_driver,
     separator_regex,
     sql_string,
 )
@@ -403,8 +403,8 @@ class FileConnector(Connector):
         if raw in (None, "") or _format(req.options) != "text":
             return None
         path = ctx.resolve_path(str(raw))
-        numbers = jvm_number_printer(ctx.spark) if any(t.is_approx for t in req.types) else None
-        if not _is_local(path) or not all(prints_on_driver(t, numbers) for t in req.types):
+        prints, numbers = driver_prints(ctx.spark, req.types)
+        if not _is_local(path) or not prints:
             return None
         sep = str(option(req.options, SEPARATOR, ","))
 

@@ -52,7 +52,6 @@ from geaflow_sql.core.config import LINE_SEPARATOR
 from geaflow_sql.core.errors import ConfigError, ExecutionError, UnsupportedError
 from runtime.context import RuntimeContext
 from runtime.durable import atomic_write_json
-from runtime.spark_adapter import jvm_number_printer
 
 from .base import (
     WindowSource,
@@ -62,7 +61,7 @@ from .base import (
 )
 from .file import SEPARATOR, option
 from .streamed import LineWindows, StreamConnector
-from .text_format import driver_lines, format_column, prints_on_driver
+from .text_format import driver_lines, driver_prints, format_column
 
 SERVERS = "geaflow.dsl.kafka.servers"
 TOPIC = "geaflow.dsl.kafka.topic"
@@ -215,8 +214,8 @@ class KafkaConnector(StreamConnector):
         return self._send(KafkaOptions.of(req.table, req.options), lines)
 
     def rows_writer(self, ctx: RuntimeContext, req: WriteRequest) -> Any | None:
-        numbers = jvm_number_printer(ctx.spark) if any(t.is_approx for t in req.types) else None
-        if not all(prints_on_driver(t, numbers) for t in req.types):
+        prints, numbers = driver_prints(ctx.spark, req.types)
+        if not prints:
             return None
         opts = KafkaOptions.of(req.table, req.options)
         sep = str(option(req.options, SEPARATOR, ","))

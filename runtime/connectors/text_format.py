@@ -107,6 +107,16 @@ def prints_on_driver(t: Any, numbers: Any = None) -> bool:
     return bool(t.is_integer or t.is_string or t.name in ("BOOLEAN", "DATE"))
 
 
+def driver_prints(spark: Any, types: list[Any]) -> tuple[bool, Any]:
+    """(does the driver print every column of ``types`` as Spark does, the
+    JVM number printer ``driver_lines`` then needs, or None when no column
+    is floating point)."""
+    from runtime.spark_adapter import jvm_number_printer
+
+    numbers = jvm_number_printer(spark) if any(t.is_approx for t in types) else None
+    return all(prints_on_driver(t, numbers) for t in types), numbers
+
+
 def driver_lines(rows: Any, types: list[Any], sep: str, numbers: Any = None) -> list[str]:
     """Arrow rows as the text sink's lines (types ``prints_on_driver`` with
     the same ``numbers``)."""
