@@ -43,6 +43,12 @@ def write(path: Path, text: str) -> Path:
     return path
 
 
+def newest_job(spark) -> int:
+    """The id of the newest Spark job of the shared session (ids grow by one
+    per job): a test compares it before and after to count jobs."""
+    return max(spark.sparkContext.statusTracker().getJobIdsForGroup(None) or [-1])
+
+
 SPLIT = "---"  # the line a windowed test's file sink writes between windows
 
 

@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 
 from geaflow_sql.core.errors import ConfigError
-from tests.conftest import write
+from tests.conftest import newest_job, write
 
 EDGES = [(1, 2), (3, 4), (2, 3), (5, 6), (6, 7), (4, 5), (8, 9), (7, 8), (9, 1), (2, 6), (10, 1)]
 
@@ -62,6 +62,20 @@ def uninterrupted(spark, tmp_path_factory) -> dict[str, list[str]]:
     return outputs(folder)
 
 
+def fail_in_window(monkeypatch, window: int) -> None:
+    """Make the job's round of ``window`` fail as a lost machine would."""
+    import runtime.streaming.job as job
+
+    real_round = job.WindowedJob.run_round
+
+    def failing_round(self, r):
+        if r == window:
+            raise RuntimeError(f"the machine went away in window {window}")
+        return real_round(self, r)
+
+    monkeypatch.setattr(job.WindowedJob, "run_round", failing_round)
+
+
 def test_checkpoints_every_n_windows_and_after_the_last(
     spark, tmp_path, monkeypatch, uninterrupted
 ):
@@ -85,17 +99,8 @@ def test_checkpoints_every_n_windows_and_after_the_last(
 def test_a_failure_between_checkpoints_redoes_the_windows_after_the_last_one(
     spark, tmp_path, monkeypatch, uninterrupted
 ):
-    import runtime.streaming.job as job
-
     folder = job_folder(tmp_path, 3)
-    real_round = job.WindowedJob.run_round
-
-    def failing_round(self, r):
-        if r == 4:
-            raise RuntimeError("the machine went away in window 4")
-        return real_round(self, r)
-
-    monkeypatch.setattr(job.WindowedJob, "run_round", failing_round)
+    fail_in_window(monkeypatch, 4)
     with pytest.raises(Exception, match="window 4"):
         run(spark, folder)
     state = json.loads((folder / "ck" / "state.json").read_text())
@@ -103,7 +108,7 @@ def test_a_failure_between_checkpoints_redoes_the_windows_after_the_last_one(
     # Window 3 reached the sinks after that checkpoint: the restart takes it back.
     assert len((folder / "out" / "copied.txt").read_text().splitlines()) == 8
 
-    monkeypatch.setattr(job.WindowedJob, "run_round", real_round)
+    monkeypatch.undo()
     run(spark, folder)
     assert outputs(folder) == uninterrupted
 
@@ -112,10 +117,6 @@ def test_the_interval_must_be_positive(spark, tmp_path):
     folder = job_folder(tmp_path, 0)
     with pytest.raises(ConfigError, match="batch.number.per.checkpoint must be a positive"):
         run(spark, folder)
-
-
-def newest_job(spark) -> int:
-    return max(spark.sparkContext.statusTracker().getJobIdsForGroup(None) or [-1])
 
 
 @pytest.mark.parametrize("held", [True, False], ids=["held", "not-held"])
@@ -139,15 +140,8 @@ def test_graph_writes_held_on_the_driver_are_checkpointed_from_there(
         real_commit(self, r, last)
         jobs_in_commits.append(newest_job(spark) - before)
 
-    real_round = job.WindowedJob.run_round
-
-    def failing_round(self, r):
-        if r == 3:
-            raise RuntimeError("the machine went away in window 3")
-        return real_round(self, r)
-
     monkeypatch.setattr(job.WindowedJob, "commit", commit)
-    monkeypatch.setattr(job.WindowedJob, "run_round", failing_round)
+    fail_in_window(monkeypatch, 3)
     with pytest.raises(Exception, match="window 3"):
         run(spark, folder)
     assert len(jobs_in_commits) == 3
@@ -159,6 +153,6 @@ def test_graph_writes_held_on_the_driver_are_checkpointed_from_there(
     parts = sorted((folder / "ck" / "graphs").rglob("*.parquet"))
     assert parts and all(p.name == "part-00000.parquet" for p in parts) == held
 
-    monkeypatch.setattr(job.WindowedJob, "run_round", real_round)
+    monkeypatch.undo()
     run(spark, folder)
     assert outputs(folder) == uninterrupted

@@ -18,6 +18,7 @@ from pathlib import Path
 import pytest
 
 from tests.cli_process import start_cli
+from tests.conftest import newest_job
 
 GRAPH = """
 CREATE GRAPH social (
@@ -209,9 +210,6 @@ def test_a_part_read_again_names_its_schema_and_runs_no_job(spark, tmp_path):
     from runtime.stores.arrow_parts import write_part_file
     from runtime.stores.persistent import PartSchemas
 
-    def newest_job() -> int:
-        return max(spark.sparkContext.statusTracker().getJobIdsForGroup(None) or [-1])
-
     def rows(read) -> list[tuple]:
         return sorted(tuple(r) for df, _ in read for r in df.collect())
 
@@ -222,9 +220,9 @@ def test_a_part_read_again_names_its_schema_and_runs_no_job(spark, tmp_path):
         folders.append(str(folder))
     schemas = PartSchemas()
     first = rows(schemas.read(spark, folders[:2]))
-    before = newest_job()
+    before = newest_job(spark)
     again = schemas.read(spark, folders[:2])
-    assert newest_job() == before  # no footer read
+    assert newest_job(spark) == before  # no footer read
     assert len(again) == 1 and rows(again) == first
     both = schemas.read(spark, folders)  # one part new: read once to learn it
     assert len(both) == 1 and rows(both) == sorted([*first, (2, "n2"), (12, None)])
@@ -277,9 +275,6 @@ def test_parts_written_from_the_driver_with_one_arrow_schema_are_known_after_one
     from runtime.stores.arrow_parts import write_part_file
     from runtime.stores.persistent import PartSchemas
 
-    def newest_job() -> int:
-        return max(spark.sparkContext.statusTracker().getJobIdsForGroup(None) or [-1])
-
     schemas = PartSchemas()
     folders = []
     for i in range(3):
@@ -289,9 +284,9 @@ def test_parts_written_from_the_driver_with_one_arrow_schema_are_known_after_one
         schemas.wrote(str(folder), rows.schema)
         folders.append(str(folder))
     schemas.read(spark, folders[:1])
-    before = newest_job()
+    before = newest_job(spark)
     fresh = schemas.read(spark, folders[1:])
-    assert newest_job() == before
+    assert newest_job(spark) == before
     assert sorted(tuple(r) for df, _ in fresh for r in df.collect()) == [(1, "n1"), (2, "n2")]
     odd = tmp_path / "odd"
     rows = pa.table({"id": pa.array([7], pa.int32()), "name": ["x"]})

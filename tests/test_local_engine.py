@@ -20,7 +20,7 @@ import pytest
 
 from geaflow_sql import Session
 from geaflow_sql.core.errors import GeaflowError
-from tests.conftest import write
+from tests.conftest import newest_job, write
 
 SEEDS = range(40)
 
@@ -564,12 +564,9 @@ def test_a_graph_insert_held_on_the_driver_runs_no_spark_job(session):
     session.execute(insert)  # reads the table once and keeps its scan
     spark = session.spark
 
-    def newest_job() -> int:
-        return max(spark.sparkContext.statusTracker().getJobIdsForGroup(None) or [-1])
-
-    before = newest_job()
+    before = newest_job(spark)
     (result,) = session.execute(insert)
     assert result.extra.get("engine") == "local" and result.rows_written == 2
-    assert newest_job() == before
+    assert newest_job(spark) == before
     rows = session.sql("SELECT src, dst, weight FROM knows").collect()
     assert sorted(rows) == [(1, 2, 0.5), (1, 2, 0.5), (2, 1, 1.5), (2, 1, 1.5)]
