@@ -27,6 +27,8 @@ DuckDB, or a place where the two were not compared):
   which neither engine fixes, so SUM/AVG of floats stay on Spark.
 * a sort numbers its rows (``__ord``) and the final query orders by that
   number, since an ORDER BY inside a subquery promises nothing.
+* VALUES: rows of constants of the columns' types (as the Spark path hands
+  them to Spark in one local relation), or of expressions cast widening only.
 * no cross joins: their output is the product of their inputs, which only a
   distributed, cancellable job should take on.
 """
@@ -52,7 +54,9 @@ from planner.logical import (
     Sort,
     TableScan,
     Union,
+    Values,
 )
+from runtime.operators.literal_rows import python_rows
 
 from .algorithms import local_call
 from .inputs import HeldRows
@@ -267,6 +271,41 @@ class Translator:
         if node.filters:
             where = " WHERE " + " AND ".join(f"({self.condition(f, slots)})" for f in node.filters)
         return self._add(f"SELECT {cols} FROM {source.name}{where}", slots)
+
+    def values(self, node: Values) -> Relation:
+        """A VALUES table: rows of constants as one Arrow input (the values
+        Spark's local relation holds), other rows as DuckDB text whose
+        values are cast as the Spark path casts them, widening only."""
+        slots = slots_for(node.schema)
+        if not slots:
+            # Rows of no columns (a SELECT without FROM): DuckDB needs one.
+            return self._add(f"SELECT NULL AS {q('__unit')} FROM range({len(node.rows)})", [])
+        if any(s.properties for s in slots):
+            raise NotLocal("a VALUES row of a vertex or edge")
+        cols = columns_of(slots)
+        types = [f.type for f in node.fields_]
+        constants = python_rows(node)
+        if constants is not None:
+            source = Source(
+                f"input{len(self.sources)}",
+                ("values", id(node)),
+                cols,
+                types,
+                compute=lambda _: _arrow_rows(constants, cols, types),
+            )
+            self.sources.append(source)
+            return self._add(f"SELECT {', '.join(q(c) for c in cols)} FROM {source.name}", slots)
+        rows = []
+        for row in node.rows:
+            parts = []
+            for e, t in zip(row, types, strict=True):
+                text, fam = self._expr(e, [])
+                if fam != "null" and not widens(type_of(e), t):
+                    raise NotLocal(f"a cast of {type_of(e)} to {t}")
+                parts.append(f"CAST({text} AS {duck_type(t)})")
+            rows.append("(" + ", ".join(parts) + ")")
+        names = ", ".join(q(c) for c in cols)
+        return self._add(f"SELECT * FROM (VALUES {', '.join(rows)}) AS v({names})", slots)
 
     def filter(self, node: Filter) -> Relation:
         child = self._input(node)
@@ -743,6 +782,17 @@ class Translator:
         raise NotLocal("an integer literal past BIGINT")
 
 
+def _arrow_rows(rows: list[tuple[Any, ...]], columns: list[str], types: list[Any]) -> Any:
+    import pyarrow as pa
+    from pyspark.sql.pandas.types import to_arrow_type
+
+    arrays = [
+        pa.array([r[i] for r in rows], type=to_arrow_type(T.to_spark_type(t)))
+        for i, t in enumerate(types)
+    ]
+    return pa.Table.from_arrays(arrays, names=columns)
+
+
 def _check_number(text: str) -> None:
     try:
         float(text)
@@ -776,6 +826,7 @@ _ARITHMETIC: dict[type, str] = {exp.Add: "+", exp.Sub: "-", exp.Mul: "*"}
 
 _HANDLERS: dict[type, Callable[[Translator, Any], Relation]] = {
     TableScan: Translator.table_scan,
+    Values: Translator.values,
     Filter: Translator.filter,
     Project: Translator.project,
     Aggregate: Translator.aggregate,
