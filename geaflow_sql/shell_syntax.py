@@ -188,7 +188,9 @@ def has_statement(text: str) -> bool:
 _WORD = re.compile(r"[A-Za-z0-9_$\u0080-\uffff]*$")
 _SET_KEY = re.compile(r"(?:^|;)\s*SET\s+([\w.]*)$", re.IGNORECASE)
 # ``(a:``, ``(:``, ``[e:``, ``-[:`` just before the label being typed.
-_LABEL_SPEC = re.compile(r"([(\[])\s*(?:[A-Za-z_][\w$]*)?\s*:\s*$")
+# After the ``:`` of a vertex or edge pattern, or after an operator of its
+# label expression (``|``, ``&``, ``!``, ``(``).
+_LABEL_SPEC = re.compile(r"([(\[])\s*(?:[A-Za-z_][\w$]*)?\s*:(?:[\w$\s%()|&!]*[|&!(])?\s*$")
 
 
 class CatalogCompleter(Completer):

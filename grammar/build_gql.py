@@ -46,7 +46,8 @@ class GqlRules(Transformer):
         vals = values_of(ch)
         patterns = vals[0]
         where = by_tag(vals[1:]).get("where")
-        return s.MatchClause(tuple(patterns), where, span=span_of(meta))
+        optional = any(isinstance(c, Token) and c.type == "OPTIONAL" for c in ch)
+        return s.MatchClause(tuple(patterns), where, optional, span=span_of(meta))
 
     def pattern_list(self, meta: Meta, ch: list[Any]) -> list[Any]:
         return list(ch)
@@ -79,6 +80,7 @@ class GqlRules(Transformer):
             tuple(labels),
             parts.get("where"),
             tuple(parts.get("properties", ())),
+            parts.get("label_expr"),
             span=span_of(meta),
         )
 
@@ -90,7 +92,27 @@ class GqlRules(Transformer):
         return (name, value)
 
     def label_spec(self, meta: Meta, ch: list[Any]) -> Tagged:
-        return tagged("labels", tuple(values_of(ch)))
+        expr = values_of(ch)[0]
+        if expr.op == "name":
+            return tagged("labels", (expr.name,))
+        if expr.op == "or" and all(a.op == "name" for a in expr.args):
+            return tagged("labels", tuple(a.name for a in expr.args))
+        return tagged("label_expr", expr)
+
+    def label_or(self, meta: Meta, ch: list[Any]) -> s.LabelExpr:
+        return s.LabelExpr("or", args=tuple(_flatten("or", values_of(ch))), span=span_of(meta))
+
+    def label_and(self, meta: Meta, ch: list[Any]) -> s.LabelExpr:
+        return s.LabelExpr("and", args=tuple(_flatten("and", values_of(ch))), span=span_of(meta))
+
+    def label_negated(self, meta: Meta, ch: list[Any]) -> s.LabelExpr:
+        return s.LabelExpr("not", args=(values_of(ch)[0],), span=span_of(meta))
+
+    def label_any(self, meta: Meta, ch: list[Any]) -> s.LabelExpr:
+        return s.LabelExpr("any", span=span_of(meta))
+
+    def label_name(self, meta: Meta, ch: list[Any]) -> s.LabelExpr:
+        return s.LabelExpr("name", name=ch[0], span=span_of(meta))
 
     def edge_inner(self, meta: Meta, ch: list[Any]) -> Tagged:
         variable = next((c for c in ch if isinstance(c, str)), None)
@@ -98,7 +120,13 @@ class GqlRules(Transformer):
         parts = by_tag(ch)
         return tagged(
             "edge",
-            (variable, tuple(labels), parts.get("where"), tuple(parts.get("properties", ()))),
+            (
+                variable,
+                tuple(labels),
+                parts.get("where"),
+                tuple(parts.get("properties", ())),
+                parts.get("label_expr"),
+            ),
         )
 
     def loop(self, meta: Meta, ch: list[Any]) -> Tagged:
@@ -112,10 +140,20 @@ class GqlRules(Transformer):
 
     def _edge(self, meta: Meta, ch: list[Any], direction: str) -> s.EdgePattern:
         parts = by_tag(ch)
-        variable, labels, where, properties = parts.get("edge", (None, (), None, ()))
+        variable, labels, where, properties, label_expr = parts.get(
+            "edge", (None, (), None, (), None)
+        )
         low, high = parts.get("loop", (1, 1))
         return s.EdgePattern(
-            variable, direction, labels, where, low, high, properties, span=span_of(meta)
+            variable,
+            direction,
+            labels,
+            where,
+            low,
+            high,
+            properties,
+            label_expr,
+            span=span_of(meta),
         )
 
     def edge_out(self, meta: Meta, ch: list[Any]) -> s.EdgePattern:
@@ -169,3 +207,11 @@ class GqlRules(Transformer):
             args = rest[0]
             rest = rest[1:]
         return s.CallClause(name, tuple(args), tuple(rest), span=span_of(meta))
+
+
+def _flatten(op: str, args: list[Any]) -> list[Any]:
+    """``A|(B|C)`` as ``A|B|C``: the operands of nested ``op``s in one list."""
+    out: list[Any] = []
+    for a in args:
+        out.extend(a.args if isinstance(a, s.LabelExpr) and a.op == op else [a])
+    return out

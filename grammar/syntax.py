@@ -244,12 +244,47 @@ class PathExpr(Expr):
 
 
 @dataclass(frozen=True, slots=True)
+class LabelExpr(Node):
+    """A label expression beyond a list of alternatives: ``op`` is ``name``
+    (``name`` set), ``any`` (``%``), ``not``, ``and`` or ``or`` (``args``)."""
+
+    op: str
+    name: str | None = None
+    args: tuple[LabelExpr, ...] = ()
+
+    def labels(self, every: tuple[str, ...]) -> tuple[str, ...]:
+        """The labels among ``every`` it admits (an element has one label),
+        in ``every``'s order."""
+        if self.op == "name":
+            assert self.name is not None
+            return tuple(x for x in every if x.lower() == self.name.lower())
+        if self.op == "any":
+            return every
+        sets = [set(a.labels(every)) for a in self.args]
+        if self.op == "not":
+            kept = set(every) - sets[0]
+        elif self.op == "and":
+            kept = set.intersection(*sets)
+        else:
+            kept = set.union(*sets)
+        return tuple(x for x in every if x in kept)
+
+    def names(self) -> list[LabelExpr]:
+        """The ``name`` leaves, to check they exist."""
+        if self.op == "name":
+            return [self]
+        return [leaf for a in self.args for leaf in a.names()]
+
+
+@dataclass(frozen=True, slots=True)
 class NodePattern(Node):
     variable: str | None
     labels: tuple[str, ...] = ()
     where: Expr | None = None
     # ``{name: value, ...}``: each property must equal its value.
     properties: tuple[tuple[str, Expr], ...] = ()
+    # A label expression other than ``A|B|...`` (``labels`` is then empty).
+    label_expr: LabelExpr | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -261,6 +296,7 @@ class EdgePattern(Node):
     min_hops: int = 1
     max_hops: int | None = 1  # None: unbounded ({m,})
     properties: tuple[tuple[str, Expr], ...] = ()
+    label_expr: LabelExpr | None = None  # as NodePattern's
 
     @property
     def is_loop(self) -> bool:
@@ -393,6 +429,9 @@ class GraphClause(Node):
 class MatchClause(GraphClause):
     patterns: tuple[PatternUnion, ...]
     where: Expr | None = None
+    # OPTIONAL MATCH: a row of the paths so far that the pattern does not
+    # extend is kept, with its new variables null.
+    optional: bool = False
 
 
 @dataclass(frozen=True, slots=True)

@@ -566,11 +566,16 @@ class ExprBinder:
             and path.elements[1].direction == "BOTH"
             and path.elements[1].variable is None
             and not path.elements[1].labels
+            and path.elements[1].label_expr is None
             and path.elements[1].where is None
             and path.elements[1].min_hops == 1
             and path.elements[1].max_hops == 1
             and all(
-                isinstance(n, s.NodePattern) and n.variable and not n.labels and n.where is None
+                isinstance(n, s.NodePattern)
+                and n.variable
+                and not n.labels
+                and n.label_expr is None
+                and n.where is None
                 for n in (path.elements[0], path.elements[2])
             )
             and (

@@ -28,6 +28,7 @@ from planner.logical import (
 from .graph_clauses import ClauseRules
 from .graph_components import Components
 from .graph_hook import GraphHook
+from .graph_optional import bind_optional
 from .graph_patterns import PatternRules
 from .paths import PathState
 from .scope import ScopeField
@@ -72,12 +73,20 @@ class GraphQueryBinder(PatternRules, ClauseRules):
         i = 0
         while i < len(clauses):
             clause = clauses[i]
-            if isinstance(clause, s.MatchClause):
+            if isinstance(clause, s.MatchClause) and clause.optional:
+                if returned:
+                    raise self.error(ValidationError("MATCH cannot follow RETURN"), clause)
+                state = bind_optional(self, base, state, clause)
+            elif isinstance(clause, s.MatchClause):
                 if returned:
                     raise self.error(ValidationError("MATCH cannot follow RETURN"), clause)
                 # A run of MATCH clauses is bound as path tables joined where they meet.
                 run = Components(self, base, state)
-                while i < len(clauses) and isinstance(clauses[i], s.MatchClause):
+                while (
+                    i < len(clauses)
+                    and isinstance(clauses[i], s.MatchClause)
+                    and not clauses[i].optional  # type: ignore[attr-defined]
+                ):
                     match = clauses[i]
                     assert isinstance(match, s.MatchClause)
                     for union in match.patterns:

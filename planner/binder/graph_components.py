@@ -218,7 +218,7 @@ class Components:
             else:
                 terms.append(
                     typed(
-                        exp.EQ(this=_vertex_id(lf, 0), expression=_vertex_id(rf, width)),
+                        exp.EQ(this=vertex_id(lf, 0), expression=vertex_id(rf, width)),
                         T.BOOLEAN,
                     )
                 )
@@ -270,7 +270,8 @@ def _field_named(state: PathState, other: ScopeField) -> ScopeField | None:
     return None
 
 
-def _vertex_id(f: ScopeField, offset: int) -> exp.Expression:
+def vertex_id(f: ScopeField, offset: int) -> exp.Expression:
+    """The id of vertex field ``f`` of a row whose fields start at ``offset``."""
     return typed(
         exp.Dot(
             this=ref(offset + f.index, f.type),

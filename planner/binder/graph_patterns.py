@@ -141,7 +141,31 @@ class PatternRules(GraphBinderBase):
                     at,
                 )
             out.append(info.label)
-        return tuple(out)
+        return tuple(dict.fromkeys(out))  # (A|A is A: each label read once)
+
+    def _labels_of(self, element: s.NodePattern | s.EdgePattern, vertex: bool) -> tuple[str, ...]:
+        """The labels an element pattern admits, () for every label.  A label
+        expression is evaluated over the graph's labels (an element has one
+        label); one that admits none is an error, not an empty match."""
+        expr = element.label_expr
+        if expr is None:
+            return self._label_check(element.labels, vertex, element)
+        assert self.graph is not None
+        for leaf in expr.names():
+            assert leaf.name is not None
+            self._label_check((leaf.name,), vertex, leaf)
+        every = tuple(k.label for k in (self.graph.vertices if vertex else self.graph.edges))
+        found = expr.labels(every)
+        if not found:
+            kind = "vertex" if vertex else "edge"
+            raise self.error(
+                ValidationError(
+                    f"the label expression admits no {kind} label of graph {self.graph.name} "
+                    f"(it has: {', '.join(every)}; an element has one label)"
+                ),
+                expr,
+            )
+        return () if found == every else found
 
     def bind_path(self, state: PathState, path: s.PathPattern) -> PathState:
         elements = list(path.elements)
@@ -187,7 +211,7 @@ class PatternRules(GraphBinderBase):
 
     def _start(self, state: PathState, node: s.NodePattern) -> PathState:
         assert self.graph is not None and self.vertex_type is not None
-        labels = self._label_check(node.labels, True, node)
+        labels = self._labels_of(node, True)
         variable = node.variable or _hidden("v")
         hidden = node.variable is None
         vm = VertexMatch(self.graph, variable, labels, self.vertex_type, None, state.node, hidden)
@@ -208,9 +232,10 @@ class PatternRules(GraphBinderBase):
         """Labels and WHERE of a node pattern naming an already bound variable."""
         idx = state.index_of(node.variable or "")
         assert idx is not None
-        if node.labels:
-            labels = self._label_check(node.labels, True, node)
-            state = self._label_filter(state, idx, labels)
+        if node.labels or node.label_expr is not None:
+            labels = self._labels_of(node, True)
+            if labels:
+                state = self._label_filter(state, idx, labels)
         return self._element_conditions(state, node, node.variable or "")
 
     def _label_filter(self, state: PathState, idx: int, labels: tuple[str, ...]) -> PathState:
@@ -238,8 +263,8 @@ class PatternRules(GraphBinderBase):
         ``body`` is the vertex written after the edge (``node`` itself unless
         the pattern is walked backwards)."""
         assert self.graph is not None and state.node is not None
-        edge_labels = self._label_check(edge.labels, False, edge)
-        target_labels = self._label_check(node.labels, True, node)
+        edge_labels = self._labels_of(edge, False)
+        target_labels = self._labels_of(node, True)
         forward = body is node
         via_labels: tuple[str, ...] = ()
         via_filter: exp.Expression | None = None
@@ -249,7 +274,7 @@ class PatternRules(GraphBinderBase):
             # vertex written after the edge, labels and inline conditions:
             # every vertex a hop reaches passes them (not the start, so a run
             # of no hops ends at its start whatever they say).
-            via_labels = self._label_check(body.labels, True, body)
+            via_labels = self._labels_of(body, True)
             via_filter = self._loop_vertex_condition(body, body.variable or _hidden("v"))
             if forward:
                 target_labels = ()

@@ -64,7 +64,7 @@ from .checkpoint import JobCheckpoint, fingerprint, truncate_sinks
 from .emissions import emissions
 from .fusion import can_fuse_windows
 from .incremental_match import incremental_result
-from .local_match import local_incremental_result
+from .local_match import local_incremental_result, local_whole_result
 from .progress import WindowControl, WindowReport
 
 DELTA = "delta"
@@ -326,7 +326,15 @@ class WindowedJob:
                 frame = current if previous is None else current.exceptAll(previous)
             st.versions = now_versions
         elif st.mode == FULL:
-            frame = evaluate(env.with_reads(so_far), sink.inputs[0])
+            # On the driver when the store holds the graph there.
+            whole = local_whole_result(env, sink.inputs[0], self._graph_versions(st.plan))
+            if whole is not None and self._write_rows(st, sink, whole):
+                return
+            frame = (
+                evaluate(env.with_reads(so_far), sink.inputs[0])
+                if whole is None
+                else frame_of(self.ctx.spark, whole, sink.inputs[0].schema)
+            )
         elif st.reads_graph:
             # Requests streamed from a table, each answered on the graph as it
             # is when it arrives: the window's requests, nothing kept.  (A

@@ -21,8 +21,12 @@ both versions, and the local engine translates the statement
   of the current one not in the previous one (``EXCEPT ALL``), as the full
   re-match does.
 
+* **Any other statement over one graph** (a shape the delta rule does not
+  take: a loop, a cycle closed on a bound vertex, an aggregate): the full
+  difference, as for a written vertex.
+
 Anything else returns None and ``incremental_match`` (Spark) runs instead:
-a shape it does not run, GeaFlow's incremental traversal, a label not held,
+GeaFlow's incremental traversal, a label not held,
 inputs over ``geaflow.dsl.query.local.max.bytes``, a query the local engine
 does not translate, or a DuckDB error.
 """
@@ -33,11 +37,12 @@ from typing import Any
 
 from geaflow_sql.core import types as T
 from geaflow_sql.core.config import LOCAL_QUERY_MAX_BYTES
-from planner.logical import LogicalNode
+from planner.logical import LogicalNode, walk
 from runtime.env import Env
 from runtime.local.inputs import HeldRows
 from runtime.local.runner import LocalPlan, database, engine_setting, typed
 from runtime.local.translate import NotLocal, Translator
+from runtime.plans import GRAPH_READS
 from runtime.reads import graph_key
 from runtime.stores.arrow_parts import label_rows
 
@@ -55,26 +60,50 @@ def local_incremental_result(
     if engine_setting(env.ctx.config) == "distributed":
         return None
     shape = match_shape(top)
-    if shape is None or geaflow_traversal(env, shape):
+    if shape is not None and geaflow_traversal(env, shape):
         return None
-    key = graph_key(shape.graph)
+    graph = shape.graph if shape is not None else _one_graph(top)
+    if graph is None:
+        return None
+    key = graph_key(graph)
     if key not in before or key not in now:
         return None
-    versions = HeldVersions(env, shape.graph, int(before[key]), int(now[key]))
+    versions = HeldVersions(env, graph, int(before[key]), int(now[key]))
     if not versions.known:
         return None
     try:
         if not versions.written_edges and not versions.written_vertices:
             return _empty(top)
-        terms = _terms(versions, shape)
-        if versions.written_vertices:
+        if shape is None or versions.written_vertices:
             rows = _difference(versions, top)
-        elif not terms:
-            return _empty(top)  # what was written is not of the pattern's labels
-        elif shape.distinct is None:
-            rows = _concat([_run(versions, top, tags) for tags in terms])
         else:
-            rows = _new_distinct_rows(versions, shape, terms)
+            terms = _terms(versions, shape)
+            if not terms:
+                return _empty(top)  # what was written is not of the pattern's labels
+            if shape.distinct is None:
+                rows = _concat([_run(versions, top, tags) for tags in terms])
+            else:
+                rows = _new_distinct_rows(versions, shape, terms)
+    except NotLocal:
+        return None
+    return typed(rows, top.schema)
+
+
+def local_whole_result(env: Env, top: LogicalNode, now: dict[str, int]) -> Any | None:
+    """A statement's whole result on the graph's current version (one that
+    emits its result every window: an aggregate over the graph) as an Arrow
+    table of the Spark path's types, or None to leave it to Spark."""
+    if engine_setting(env.ctx.config) == "distributed":
+        return None
+    graph = _one_graph(top)
+    key = graph_key(graph) if graph is not None else None
+    if key is None or key not in now:
+        return None
+    versions = HeldVersions(env, graph, int(now[key]), int(now[key]))
+    if not versions.known:
+        return None
+    try:
+        rows = _run(versions, top, {}, NEW)
     except NotLocal:
         return None
     return typed(rows, top.schema)
@@ -201,6 +230,13 @@ def _terms(versions: HeldVersions, shape: MatchShape) -> list[dict[tuple[int, bo
         tags[(id(hop), False)] = DELTA
         out.append(tags)
     return out
+
+
+def _one_graph(top: LogicalNode) -> Any:
+    """The one graph a plan reads (its only inputs are that graph's labels,
+    which ``HeldVersions.inputs`` checks), or None."""
+    graphs = {graph_key(n.graph): n.graph for n in walk(top) if isinstance(n, GRAPH_READS)}
+    return next(iter(graphs.values())) if len(graphs) == 1 else None
 
 
 def _difference(versions: HeldVersions, top: LogicalNode) -> Any:
