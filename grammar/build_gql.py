@@ -62,8 +62,15 @@ class GqlRules(Transformer):
         if isinstance(ch[0], str):
             variable = ch[0]
             ch = ch[1:]
+        mode = None
+        if isinstance(ch[0], Tagged) and ch[0].tag == "mode":
+            mode = ch[0].value
+            ch = ch[1:]
         elements = [ch[0], *(ch[1] if len(ch) > 1 else ())]
-        return s.PathPattern(tuple(elements), variable, span=span_of(meta))
+        return s.PathPattern(tuple(elements), variable, mode, span=span_of(meta))
+
+    def path_mode(self, meta: Meta, ch: list[Any]) -> Tagged:
+        return tagged("mode", str(ch[0]).upper())
 
     def path_tail(self, meta: Meta, ch: list[Any]) -> list[Any]:
         return list(ch)

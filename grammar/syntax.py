@@ -309,6 +309,7 @@ class PathPattern(Node):
 
     elements: tuple[NodePattern | EdgePattern, ...]
     variable: str | None = None
+    mode: str | None = None  # WALK, TRAIL, ACYCLIC or SIMPLE when written
 
     @property
     def nodes(self) -> tuple[NodePattern, ...]:

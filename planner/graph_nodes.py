@@ -19,6 +19,7 @@ from typing import Any, Literal, get_args
 from sqlglot import exp
 
 from geaflow_sql.core.catalog import GraphInfo
+from geaflow_sql.core.types import ArrayType
 
 from .algorithms import AlgorithmSignature
 from .expressions import render
@@ -139,8 +140,14 @@ class EdgeMatch(SingleInput):
     via_labels: tuple[str, ...] = ()
     via_filter: exp.Expression | None = None
     via_end: bool = True
+    # A run that keeps its elements (for a path variable or a path mode): two
+    # fields after the edge, the run's edges in walk order and the vertices
+    # between them (not its start or end).
+    keep_run: bool = False
 
     def _check(self) -> None:
+        if self.keep_run and not self.is_loop:
+            raise InvalidPlan("only a variable-length edge keeps its run")
         if not self.is_loop and self.has_body:
             raise InvalidPlan(
                 "only a variable-length edge has conditions on the vertices it passes"
@@ -169,12 +176,22 @@ class EdgeMatch(SingleInput):
         return not (self.min_hops == 1 and self.max_hops == 1)
 
     @property
+    def target_index(self) -> int:
+        """The output field of the target vertex (when it adds one)."""
+        return len(self.input.schema) + (3 if self.keep_run else 1)
+
+    @property
     def has_body(self) -> bool:
         """Does a hop of the run check the vertex it reaches (labels or filter)?"""
         return bool(self.via_labels) or self.via_filter is not None
 
     def _compute_schema(self) -> Schema:
         out = self.input.schema + (Field(self.edge_variable, self.edge_type),)
+        if self.keep_run:
+            out += (
+                Field(f"{self.edge_variable}$run_edges", ArrayType(self.edge_type)),
+                Field(f"{self.edge_variable}$run_vertices", ArrayType(self.vertex_type)),
+            )
         if self.target_bound is None and not self.edge_only:
             out += (Field(self.target_variable, self.vertex_type),)
         return out
@@ -196,6 +213,8 @@ class EdgeMatch(SingleInput):
             parts.append("edge_filter=" + render(self.edge_filter, [self.edge_variable]))
         if self.target_filter is not None:
             parts.append("target_filter=" + render(self.target_filter, [self.target_variable]))
+        if self.keep_run:
+            parts.append("keeps its run")
         if self.has_body:
             via = f"via={'|'.join(self.via_labels) or '*'}"
             if self.via_filter is not None:

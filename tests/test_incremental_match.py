@@ -211,6 +211,7 @@ def spy(monkeypatch):
         return out
 
     monkeypatch.setattr(job.WindowedJob, "run_statement", run_statement)
+
     def whole_result(env, top, now):
         out = real_whole(env, top, now)
         answered.setdefault(current[0], []).append("local" if out is not None else None)

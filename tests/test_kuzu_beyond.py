@@ -265,3 +265,144 @@ def test_a_label_expression_admitting_nothing_is_an_error(spark, tmp_path):
     with pytest.raises(GeaflowError) as info:
         session.execute("MATCH (x:A|!C) RETURN x")
     assert "no vertex label 'C'" in str(info.value)
+
+
+# ---------------------------------------------------------------------------
+# Path variables and path modes
+# ---------------------------------------------------------------------------
+
+
+@st.composite
+def moded_pairs(draw) -> Pair:
+    """``p = MODE (a)-[e]-{m,n}(b)``; Kuzu's side is the walk filtered by its
+    ``is_trail(p)`` / ``is_acyclic(p)``.  (Its ``recursive_pattern_semantic``
+    setting changed nothing in Kuzu 0.11 here, and its ``* ACYCLIC`` lets a
+    walk repeat vertices, so neither is the oracle.)  The end has no labels
+    or conditions: in GeaFlow they hold at every hop (test_kuzu_differential)."""
+    mode = draw(st.sampled_from(["WALK", "TRAIL", "ACYCLIC"]))
+    a_labels = draw(st.sampled_from([(), ("A",), ("B",)]))
+    el = draw(st.sampled_from([(), ("R",), ("S",), ("R", "S")]))
+    d = draw(st.sampled_from(list(ARROWS)))
+    low = draw(st.integers(1, 2))
+    high = draw(st.integers(2, 4))  # ({1,1} is one hop: no mode means anything there)
+    left, right = ARROWS[d]
+    labels = _labels(el, True)
+    written = "" if mode == "WALK" and draw(st.booleans()) else f"{mode} "
+    gql = (
+        f"MATCH p = {written}(a{_labels(a_labels, True)}){left}[e{labels}]{right}{{{low},{high}}}(b)"
+        " RETURN a.id, b.id, length(p)"
+    )
+    where = {"WALK": "", "TRAIL": " WHERE is_trail(p)", "ACYCLIC": " WHERE is_acyclic(p)"}[mode]
+    cypher = (
+        f"MATCH p = (a{_labels(a_labels, False)}){left}[e{labels}*{low}..{high}]{right}(b)"
+        f"{where} RETURN a.id, b.id, length(p)"
+    )
+    return Pair(gql, cypher)
+
+
+@settings(_SETTINGS, max_examples=5)
+@given(g=graphs(), qs=st.lists(moded_pairs(), min_size=PER_GRAPH, max_size=PER_GRAPH))
+def test_path_modes_agree_with_kuzu(spark, tmp_path_factory, g, qs):
+    check(spark, tmp_path_factory.mktemp("mode"), g, qs, {"geaflow.dsl.match.max.hops": "4"})
+    COUNTED["modes"] = COUNTED.get("modes", 0) + len(qs)
+
+
+# A square 1->2->3->4->1 with a chord 1->3 (R) and one S edge 2->1.
+SQUARE = Graph(
+    (("A", 1, 1), ("A", 2, 2), ("B", 3, 3), ("B", 4, 4)),
+    (
+        ("R", 1, 2, 1),
+        ("R", 2, 3, 2),
+        ("R", 3, 4, 3),
+        ("R", 4, 1, 4),
+        ("R", 1, 3, 5),
+        ("S", 2, 1, 6),
+    ),
+)
+
+
+def test_path_values_list_their_elements_in_written_order(spark, tmp_path):
+    # (GeaFlow's arrays index from 0)
+    got = geaflow_rows(
+        spark,
+        tmp_path,
+        SQUARE,
+        [
+            # A fixed hop, then a run: nodes and edges as written.
+            "MATCH p = (a:A WHERE a.id = 1)-[e:R]->(b)-[f:R]->{2,2}(c) "
+            "RETURN b.id, c.id, length(p), cardinality(nodes(p)), nodes(p)[1].id, nodes(p)[2].id, "
+            "edges(p)[0].w, edges(p)[2].w",
+            # Its end bound by an earlier pattern: walked backwards, listed as written.
+            "MATCH (c WHERE c.id = 4), p = (a)-[e:R]->{2,2}(c) "
+            "RETURN a.id, nodes(p)[0].id, nodes(p)[1].id, nodes(p)[2].id, edges(p)[0].w",
+            # A run of no edges: its vertex once.
+            "MATCH p = (a WHERE a.id = 4)-[e:R]->{0,1}(b) RETURN b.id, cardinality(nodes(p)), length(p)",
+        ],
+        {},
+    )
+    assert got[0] == Counter({(2, 4, 3, 4, 2, 3, 1, 3): 1, (3, 1, 3, 4, 3, 4, 5, 4): 1})
+    assert got[1] == Counter({(2, 2, 3, 4, 2): 1, (1, 1, 3, 4, 5): 1})
+    assert got[2] == Counter({(4, 1, 0): 1, (1, 2, 1): 1})
+
+
+def test_path_modes_hold_across_the_whole_path(spark, tmp_path):
+    """A mode is about the path, fixed hops and runs together: TRAIL keeps a
+    run from walking back over the fixed edge before it; ACYCLIC refuses a
+    return to the start; SIMPLE allows that return as the last step only."""
+    modes = ("WALK", "TRAIL", "ACYCLIC", "SIMPLE")
+    queries = (
+        [
+            f"MATCH p = {m} (a WHERE a.id = 1)-[e:R]-(b)-[f:R]-{{1,1}}(c) RETURN b.id, c.id"
+            for m in modes
+        ]
+        + [
+            f"MATCH p = {m} (a WHERE a.id = 1)-[e:R]->(b)-[f:R]->{{2,2}}(c) RETURN b.id, c.id"
+            for m in modes
+        ]
+        + [f"MATCH p = {m} (a WHERE a.id = 1)-[e:R]->{{4,4}}(b) RETURN b.id" for m in modes]
+    )
+    got = geaflow_rows(spark, tmp_path, SQUARE, queries, {})
+    walk, trail, acyclic, simple = got[0:4]
+    assert walk[(2, 1)] == 1 and trail[(2, 1)] == acyclic[(2, 1)] == 0  # back over e
+    assert simple[(2, 1)] == 1  # (1, 2, 1): the last vertex is the first
+    assert trail[(2, 3)] == acyclic[(2, 3)] == 1
+    assert sum(walk.values()) == 7 and sum(trail.values()) == sum(acyclic.values()) == 4
+    # 1->3->4->1 returns to the start over three edges; 1->2->3->4 does not.
+    walk, trail, acyclic, simple = got[4:8]
+    assert walk == trail == simple == Counter({(2, 4): 1, (3, 1): 1})
+    assert acyclic == Counter({(2, 4): 1})
+    # Four edges from 1: 1-2-3-4-1, 1-3-4-1-2, 1-3-4-1-3 (1->3 twice).
+    walk, trail, acyclic, simple = got[8:12]
+    assert walk == Counter({(1,): 1, (2,): 1, (3,): 1})
+    assert trail == Counter({(1,): 1, (2,): 1})
+    assert acyclic == Counter()
+    assert simple == Counter({(1,): 1})
+
+
+def test_at_least_200_pairs_ran():
+    """Runs after the property tests in this module (pytest keeps file order)."""
+    if not COUNTED:
+        pytest.skip("run together with the property tests of this module")
+    assert sum(COUNTED.values()) >= 200, COUNTED
+
+
+def test_misused_path_variables_and_modes_are_located_errors(spark, tmp_path):
+    from geaflow_sql import Session
+    from geaflow_sql.core.errors import GeaflowError
+
+    session = Session(spark=spark, base_dir=str(tmp_path))
+    session.execute(
+        "CREATE GRAPH pg (Vertex A (id bigint ID), "
+        "Edge R (src bigint SOURCE ID, dst bigint DESTINATION ID)) "
+        "WITH (storeType='memory'); USE GRAPH pg"
+    )
+    with pytest.raises(GeaflowError) as info:
+        session.execute("MATCH p = (a)-[e]->(b), p = (b)-[f]->(c) RETURN a")
+    assert "path variable 'p' is already bound" in str(info.value)
+    for text, where in (
+        ("MATCH TRAIL (a)-[e]->(b) RETURN a", "line 1, column 7"),
+        ("MATCH\n  ACYCLIC (a) RETURN a", "line 2, column 3"),
+    ):
+        with pytest.raises(GeaflowError) as info:
+            session.execute(text)
+        assert "means nothing" in str(info.value) and where in str(info.value)

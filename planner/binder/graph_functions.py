@@ -17,6 +17,8 @@ from geaflow_sql.core.errors import ValidationError
 from grammar import syntax as s
 from planner.expressions import COMPARISONS, and_all, cast_to, type_of, typed
 
+from .path_values import path_function
+
 GRAPH_FUNCTIONS = {
     "label",
     "id",
@@ -34,6 +36,11 @@ GRAPH_FUNCTIONS = {
     "is_not_labeled",
     "property_exists",
 }
+
+
+# Functions of a path value (``p = (a)-...``); ``length`` of anything else is
+# the string function.
+PATH_FUNCTIONS = {"length", "path_length", "nodes", "edges"}
 
 
 def _element(binder: Any, e: s.Expr, kind: str | None = None) -> exp.Expression:
@@ -55,6 +62,10 @@ def meta(bound: exp.Expression, name: str) -> exp.Expression:
 def bind_graph_function(binder: Any, e: s.FunctionCall) -> exp.Expression | None:
     """The bound call, or None when ``e`` is not a graph function call."""
     name = e.name.lower()
+    if name in PATH_FUNCTIONS and len(e.args) == 1 and isinstance(e.args[0], s.Column):
+        found = path_function(name, binder.bind(e.args[0]))
+        if found is not None:
+            return found  # (else length() of a string, or a function of that name)
     if name not in GRAPH_FUNCTIONS:
         return None
     n = len(e.args)

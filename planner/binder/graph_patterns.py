@@ -29,6 +29,7 @@ from planner.logical import (
 
 from .expressions import ExprBinder
 from .graph_base import GraphBinderBase
+from .path_values import Track, mode_condition, path_type
 from .paths import PathState, _hidden
 from .scope import Scope, ScopeField
 
@@ -167,7 +168,55 @@ class PatternRules(GraphBinderBase):
             )
         return () if found == every else found
 
+    # The elements of the path pattern being bound, for its path value (None
+    # when it has neither a variable nor a mode).
+    _track: Track | None = None
+
     def bind_path(self, state: PathState, path: s.PathPattern) -> PathState:
+        if path.variable is None and path.mode in (None, "WALK"):
+            return self._bind_path(state, path)
+        edges = path.edges
+        if path.mode not in (None, "WALK") and (
+            not edges or (path.mode == "TRAIL" and len(edges) == 1 and not edges[0].is_loop)
+        ):
+            raise self.error(
+                ValidationError(
+                    f"path mode {path.mode} means nothing on "
+                    + ("a lone vertex" if not edges else "one edge of one hop")
+                    + ": it is about the vertices or edges a path repeats"
+                ),
+                path,
+            )
+        outer, self._track = self._track, Track()
+        try:
+            state = self._bind_path(state, path, distinct=False)
+            return self.distinct_paths(self._path_value(state, path))
+        finally:
+            self._track = outer
+
+    def _path_value(self, state: PathState, path: s.PathPattern) -> PathState:
+        """The path as a field (named by the path variable, else hidden), and
+        the mode's filter on it."""
+        assert self._track is not None and state.node is not None
+        assert self.vertex_type is not None and self.edge_type is not None
+        ptype = path_type(self.vertex_type, self.edge_type)
+        value = self._track.value(path.elements, ptype)
+        name = path.variable or _hidden("path")
+        if path.variable is not None and state.index_of(path.variable) is not None:
+            raise self.error(
+                ValidationError(f"path variable {path.variable!r} is already bound"), path
+            )
+        fields = list(state.fields) + [
+            ScopeField(name, ptype, state.width, None, path.variable is None)
+        ]
+        exprs = tuple(ref(f.index, f.type) for f in state.fields) + (value,)
+        node: LogicalNode = Project(state.node, exprs, tuple(Field(f.name, f.type) for f in fields))
+        condition = mode_condition(path.mode or "WALK", state.width, ptype)
+        if condition is not None:
+            node = Filter(node, condition)
+        return PathState(node, fields)
+
+    def _bind_path(self, state: PathState, path: s.PathPattern, distinct: bool = True) -> PathState:
         elements = list(path.elements)
         nodes = [e for e in elements if isinstance(e, s.NodePattern)]
         # Start at a variable the paths already have, so the pattern extends them;
@@ -189,7 +238,7 @@ class PatternRules(GraphBinderBase):
             state = self._apply_node_constraints(state, elements[start])  # type: ignore[arg-type]
             state = self._walk(state, elements, start, forward=True)
             state = self._walk(state, elements, start, forward=False)
-        return self.distinct_paths(state)
+        return self.distinct_paths(state) if distinct else state
 
     def _walk(self, state: PathState, elements: list[Any], start: int, forward: bool) -> PathState:
         k = start
@@ -216,6 +265,8 @@ class PatternRules(GraphBinderBase):
         hidden = node.variable is None
         vm = VertexMatch(self.graph, variable, labels, self.vertex_type, None, state.node, hidden)
         new_field = ScopeField(variable, self.vertex_type, state.width, None, hidden)
+        if self._track is not None:
+            self._track.node(node, state.width)
         new_state = PathState(vm, list(state.fields) + [new_field])
         new_state = self._apply_globals(new_state, state.width)
         return self._element_conditions(new_state, node, variable)
@@ -232,6 +283,8 @@ class PatternRules(GraphBinderBase):
         """Labels and WHERE of a node pattern naming an already bound variable."""
         idx = state.index_of(node.variable or "")
         assert idx is not None
+        if self._track is not None:
+            self._track.node(node, idx)
         if node.labels or node.label_expr is not None:
             labels = self._labels_of(node, True)
             if labels:
@@ -316,10 +369,16 @@ class PatternRules(GraphBinderBase):
             via_labels=via_labels,
             via_filter=via_filter,
             via_end=forward,
+            keep_run=self._track is not None and edge.is_loop,
         )
         fields = list(state.fields)
         edge_idx = len(fields)
         fields.append(ScopeField(edge_var, self.edge_type, edge_idx, None, edge.variable is None))
+        run: tuple[int, int] | None = None
+        if em.keep_run:
+            run = (len(fields), len(fields) + 1)
+            for f in em.schema[len(fields) : len(fields) + 2]:
+                fields.append(ScopeField(_hidden("run"), f.type, len(fields), None, True))
         if target_bound is None:
             target_idx = len(fields)
             fields.append(
@@ -327,6 +386,9 @@ class PatternRules(GraphBinderBase):
             )
         else:
             target_idx = target_bound
+        if self._track is not None:
+            self._track.edge(edge, edge_idx, run, forward)
+            self._track.node(node, target_idx)
         new_state = PathState(em, fields)
         if target_bound is None:
             new_state = self._apply_globals(new_state, target_idx)

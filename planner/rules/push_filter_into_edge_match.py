@@ -26,7 +26,7 @@ def push_filter_into_edge_match(node: LogicalNode) -> LogicalNode:
         return node
     em = node.input
     n = len(em.input.schema)
-    edge, target = n, n + 1
+    edge, target = n, em.target_index
     below: list[exp.Expression] = []
     edge_parts: list[exp.Expression] = list(conjuncts(em.edge_filter))
     target_parts: list[exp.Expression] = list(conjuncts(em.target_filter))

@@ -172,11 +172,14 @@ def edge_match(env: Env, node: EdgeMatch, inputs: list[Any]) -> Any:
         ends = expanded.selectExpr(*names, "e AS __edge", "e.`~dst` AS __at")
     else:
         ends = _loop(env, node, path, edges, names)
+    # A run that keeps its elements: its edges and the vertices between them.
+    run = [f"__redges AS c{n + 1}", f"__rverts AS c{n + 2}"] if node.keep_run else []
+    target = node.target_index
     if node.edge_only:
         return ends.selectExpr(*names, f"__edge AS c{n}")
     if node.target_bound is not None:
         out = ends.where(f"__at = c{node.target_bound}.`~id`")
-        return out.selectExpr(*names, f"__edge AS c{n}")
+        return out.selectExpr(*names, f"__edge AS c{n}", *run)
     vertices = _filtered(
         vertex_values(env, node.graph, node.target_labels, node.vertex_type),
         "v",
@@ -202,7 +205,7 @@ def edge_match(env: Env, node: EdgeMatch, inputs: list[Any]) -> Any:
             hopped = hopped | ((F.col("__hops") == 0) & (F.col("v.`~label`") == start_label))
         meets = meets & hopped
     joined = ends.join(vertices, meets, "inner")
-    return joined.selectExpr(*names, f"__edge AS c{n}", f"v AS c{n + 1}")
+    return joined.selectExpr(*names, f"__edge AS c{n}", *run, f"v AS c{target}")
 
 
 def _target_first(path: Any, edges: Any, vertices: Any, node: EdgeMatch, n: int) -> Any | None:
@@ -256,38 +259,70 @@ def _loop(env: Env, node: EdgeMatch, path: Any, edges: Any, names: list[str]) ->
     is emitted before that test when the body does not hold at its end.
     """
     from pyspark.sql import functions as F
+    from pyspark.sql import types as ST
 
     etype = T.to_spark_type(node.edge_type)
+    vtype = T.to_spark_type(node.vertex_type)
     at = F.col(f"c{node.source}.`~id`")
     starts = path.select(at.alias("__from")).where(F.col("__from").isNotNull()).distinct()
     starts = starts.localCheckpoint(eager=True)
+    # A kept run: its edges so far, the vertices between them, and (in the
+    # frontier) the vertex it stands at, to add once it moves on.
+    run = ["__redges", "__rverts"] if node.keep_run else []
+    no_run = [
+        F.array().cast(ST.ArrayType(etype)).alias("__redges"),
+        F.array().cast(ST.ArrayType(vtype)).alias("__rverts"),
+    ]
     walk0 = starts.select(
         "__from",
         F.lit(None).cast(etype).alias("__edge"),
         F.col("__from").alias("__at"),
         F.lit(0).alias("__hops"),
+        *(no_run if node.keep_run else []),
     )
     body = vertex_values(env, node.graph, node.via_labels, node.vertex_type)
     body = _filtered(body, "v", node.via_filter)
-    body_ids = body.select(F.col("v.`~id`").alias("__vid"))
+    if node.keep_run:
+        # One vertex per id (where two labels share an id, the least label's).
+        body_ids = (
+            body.select(F.col("v.`~id`").alias("__vid"), F.col("v").alias("__atv"))
+            .groupBy("__vid")
+            .agg(F.min_by("__atv", F.col("__atv.`~label`")).alias("__atv"))
+        )
+        frontier0 = walk0.select("*", F.lit(None).cast(vtype).alias("__atv"))
+    else:
+        body_ids = body.select(F.col("v.`~id`").alias("__vid"))
+        frontier0 = walk0
     levels: list[Any] = []
-    state = {"frontier": walk0}
+    state = {"frontier": frontier0}
     if node.min_hops == 0:
         levels.append(walk0)
 
     def step(round_no: int) -> tuple[bool, Any]:
         hop = round_no + 1
         frontier = state["frontier"]
+        kept = []
+        if node.keep_run:
+            kept = [
+                F.concat(F.col("__redges"), F.array(F.col("e"))).alias("__redges"),
+                F.when(F.col("__hops") > 0, F.concat(F.col("__rverts"), F.array(F.col("__atv"))))
+                .otherwise(F.col("__rverts"))
+                .alias("__rverts"),
+            ]
         reached = frontier.join(edges, F.col("__at") == F.col("e.`~src`"), "inner").select(
             "__from",
             F.col("e").alias("__edge"),
             F.col("e.`~dst`").alias("__at"),
             F.lit(hop).alias("__hops"),
+            *kept,
         )
-        passed = reached.join(body_ids, F.col("__at") == F.col("__vid"), "left_semi")
+        if node.keep_run:
+            passed = reached.join(body_ids, F.col("__at") == F.col("__vid"), "inner").drop("__vid")
+        else:
+            passed = reached.join(body_ids, F.col("__at") == F.col("__vid"), "left_semi")
         state["frontier"] = passed
         if hop >= node.min_hops:
-            levels.append(passed if node.via_end else reached)
+            levels.append(passed.drop("__atv") if node.via_end else reached)
         return hop < node.max_hops, hop
 
     if node.max_hops > 0:
@@ -298,12 +333,13 @@ def _loop(env: Env, node: EdgeMatch, path: Any, edges: Any, names: list[str]) ->
             F.lit(None).cast(etype).alias("__edge"),
             at.alias("__at"),
             F.lit(0).alias("__hops"),
+            *(no_run if node.keep_run else []),
         ).where(F.lit(False))
     walks = levels[0]
     for lv in levels[1:]:
         walks = walks.unionByName(lv)
     return path.join(walks, at == F.col("__from"), "inner").select(
-        *names, "__edge", "__at", "__hops"
+        *names, "__edge", "__at", "__hops", *run
     )
 
 

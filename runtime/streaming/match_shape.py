@@ -71,7 +71,7 @@ def target_field(hop: EdgeMatch) -> int | None:
     """The path field of the vertex a hop reads (None: it reads none)."""
     if hop.target_bound is not None or hop.edge_only:
         return None
-    return len(hop.input.schema) + 1
+    return hop.target_index
 
 
 def match_shape(top: LogicalNode) -> MatchShape | None:

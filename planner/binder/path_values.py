@@ -1,0 +1,178 @@
+"""Path values and path modes (ISO GQL).
+
+``MATCH p = (a)-[e]->{1,3}(b)`` binds ``p`` to the path: a struct of kind
+PATH holding ``nodes`` (the vertices in the order written, a variable-length
+edge's intermediate vertices included) and ``edges`` (likewise).  A path mode
+before the pattern keeps only the paths it allows:
+
+* ``WALK``: any path (the default);
+* ``TRAIL``: no edge twice.  An edge is its stored value: label, source,
+  target and properties, whichever way it was walked (GeaFlow has no edge
+  ids, so two parallel edges with equal properties are one edge);
+* ``ACYCLIC``: no vertex twice (by id);
+* ``SIMPLE``: no vertex twice, except that the last may be the first.
+
+The pattern is bound as always; its variable-length edges keep their runs
+(``EdgeMatch.keep_run``), and a projection puts the path together from the
+fields in the order the pattern is written (a part walked backwards is
+reversed).  A mode is a filter on that value, so it holds across the whole
+path, fixed hops and runs alike.
+
+``length(p)`` (ISO ``path_length``) is the number of edges; ``nodes(p)``
+and ``edges(p)`` the lists.
+"""
+
+from __future__ import annotations
+
+from typing import Any, cast
+
+import sqlglot
+from sqlglot import exp
+
+from geaflow_sql.core import types as T
+from planner.expressions import typed
+
+MODES = ("WALK", "TRAIL", "ACYCLIC", "SIMPLE")
+
+
+def path_type(vertex_type: Any, edge_type: Any) -> T.StructType:
+    return T.StructType(
+        (
+            T.StructField("nodes", T.ArrayType(vertex_type)),
+            T.StructField("edges", T.ArrayType(edge_type)),
+        ),
+        kind="PATH",
+    )
+
+
+def is_path(t: Any) -> bool:
+    return isinstance(t, T.StructType) and t.kind == "PATH"
+
+
+class Track:
+    """Where each element of one path pattern is, as it is bound."""
+
+    def __init__(self) -> None:
+        self.nodes: dict[int, int] = {}  # id(node pattern) -> field
+        # id(edge pattern) -> (edge field, (run edges, run vertices) fields or
+        # None, walked as written)
+        self.edges: dict[int, tuple[int, tuple[int, int] | None, bool]] = {}
+
+    def node(self, pattern: Any, index: int) -> None:
+        self.nodes[id(pattern)] = index
+
+    def edge(self, pattern: Any, index: int, run: tuple[int, int] | None, forward: bool) -> None:
+        self.edges[id(pattern)] = (index, run, forward)
+
+    def value(self, elements: tuple[Any, ...], ptype: T.StructType) -> exp.Expression:
+        """The path as a struct, from the fields the elements were bound to."""
+        nodes = [f"array(c{self.nodes[id(elements[0])]})"]
+        edges: list[str] = []
+        for k in range(1, len(elements), 2):
+            index, run, forward = self.edges[id(elements[k])]
+            target = self.nodes[id(elements[k + 1])]
+            if run is None:
+                edges.append(f"array(c{index})")
+                nodes.append(f"array(c{target})")
+                continue
+            run_edges, run_vertices = (f"c{run[0]}", f"c{run[1]}")
+            if not forward:
+                run_edges, run_vertices = f"reverse({run_edges})", f"reverse({run_vertices})"
+            edges.append(run_edges)
+            nodes.append(run_vertices)
+            # A run of no edges ends where it started: that vertex once.
+            nodes.append(f"slice(array(c{target}), 1, IF(size(c{run[0]}) = 0, 0, 1))")
+        text = (
+            f"named_struct('nodes', {_concat(nodes)}, "
+            f"'edges', {_concat(edges) if edges else 'array()'})"
+        )
+        value = _parse(text)
+        if not edges:
+            # An empty list of the edge type, not of nothing.
+            value = _replace_empty_edges(value, ptype)
+        return typed(value, ptype)
+
+
+def _parse(text: str) -> exp.Expression:
+    """Spark SQL text over fields ``c<i>`` as a plan expression: ``c5.edges``
+    reads field ``edges`` of field 5 (a Dot on a reference, as the binder
+    writes it), not a column of a table ``c5``."""
+
+    def dotted(node: exp.Expression) -> exp.Expression:
+        if isinstance(node, exp.Column) and node.table:
+            base = exp.Column(this=exp.Identifier(this=node.table, quoted=False))
+            return exp.Dot(this=base, expression=node.this)
+        return node
+
+    parsed = cast(exp.Expression, sqlglot.parse_one(text, read="spark"))
+    return parsed.transform(dotted)
+
+
+def _concat(parts: list[str]) -> str:
+    return parts[0] if len(parts) == 1 else "concat(" + ", ".join(parts) + ")"
+
+
+def _replace_empty_edges(value: exp.Expression, ptype: T.StructType) -> exp.Expression:
+    edges_type = T.spark_sql_type(ptype.field_type("edges"))
+    empty = _parse(f"CAST(array() AS {edges_type})")
+    for node in value.find_all(exp.Array):
+        if not node.expressions:
+            node.replace(empty)
+            break
+    return value
+
+
+def _stored_edge(var: str, edge_type: T.StructType) -> str:
+    """An edge value as stored, whichever way it was walked (for TRAIL)."""
+    walked_in = f"{var}.`{T.EDGE_DIRECTION_FIELD}` = 'IN'"
+    src, dst = (f"{var}.`{T.EDGE_SRC_FIELD}`", f"{var}.`{T.EDGE_DST_FIELD}`")
+    parts = []
+    for f in edge_type.fields:
+        if f.name == T.EDGE_DIRECTION_FIELD:
+            continue
+        if f.name == T.EDGE_SRC_FIELD:
+            value = f"IF({walked_in}, {dst}, {src})"
+        elif f.name == T.EDGE_DST_FIELD:
+            value = f"IF({walked_in}, {src}, {dst})"
+        else:
+            value = f"{var}.`{f.name}`"
+        parts.append(f"'{f.name}', {value}")
+    return f"named_struct({', '.join(parts)})"
+
+
+def mode_condition(mode: str, index: int, ptype: T.StructType) -> exp.Expression | None:
+    """The filter a path mode puts on the path in field ``index`` (None for WALK)."""
+    p = f"c{index}"
+    ids = f"transform({p}.nodes, x_ -> x_.`{T.VERTEX_ID_FIELD}`)"
+    if mode == "TRAIL":
+        edge_type = ptype.field_type("edges").element
+        keys = f"transform({p}.edges, x_ -> {_stored_edge('x_', edge_type)})"
+        text = f"size(array_distinct({keys})) = size({p}.edges)"
+    elif mode == "ACYCLIC":
+        text = f"size(array_distinct({ids})) = size({p}.nodes)"
+    elif mode == "SIMPLE":
+        inner = f"slice({ids}, 1, size({p}.nodes) - 1)"
+        text = (
+            f"size(array_distinct({ids})) = size({p}.nodes) OR "
+            f"(size({p}.nodes) > 1 AND element_at({ids}, 1) = element_at({ids}, -1) "
+            f"AND size(array_distinct({inner})) = size({p}.nodes) - 1)"
+        )
+    else:
+        return None
+    return typed(_parse(text), T.BOOLEAN)
+
+
+def path_function(name: str, value: exp.Expression) -> exp.Expression | None:
+    """``length(p)``/``path_length(p)``, ``nodes(p)``, ``edges(p)`` of a bound path."""
+    t = value.meta.get("type") if value.meta else None
+    if not is_path(t):
+        return None
+    assert isinstance(t, T.StructType)
+    if name in ("length", "path_length"):
+        edges = exp.Dot(this=value, expression=exp.Identifier(this="edges", quoted=False))
+        # (array_size: null for a null path, where size gives -1)
+        return typed(exp.Anonymous(this="array_size", expressions=[edges]), T.INTEGER)
+    if name in ("nodes", "edges"):
+        part = exp.Dot(this=value, expression=exp.Identifier(this=name, quoted=False))
+        return typed(part, t.field_type(name))
+    return None
