@@ -48,6 +48,28 @@ ARROWS = {"OUT": ("-", "->"), "IN": ("<-", "-"), "BOTH": ("-", "-")}
 COUNTED: dict[str, int] = {}
 
 
+@pytest.fixture(scope="module")
+def errors(spark, tmp_path_factory):
+    """A session over a small declared graph, for statements that must fail."""
+    from geaflow_sql import Session
+
+    session = Session(spark=spark, base_dir=str(tmp_path_factory.mktemp("errors")))
+    session.execute(
+        "CREATE GRAPH eg (Vertex A (id bigint ID, p bigint), Vertex B (id bigint ID), "
+        "Edge R (src bigint SOURCE ID, dst bigint DESTINATION ID, w bigint)) "
+        "WITH (storeType='memory'); USE GRAPH eg"
+    )
+    return session
+
+
+def failure(session, text: str) -> str:
+    from geaflow_sql.core.errors import GeaflowError
+
+    with pytest.raises(GeaflowError) as info:
+        session.execute(text)
+    return str(info.value)
+
+
 @dataclass(frozen=True)
 class Pair:
     gql: str
@@ -183,19 +205,8 @@ def test_optional_match_where_keeps_the_outer_row(spark, tmp_path):
     assert got[2] == Counter()
 
 
-def test_optional_match_meeting_a_bound_edge_is_an_error(spark, tmp_path):
-    from geaflow_sql import Session
-    from geaflow_sql.core.errors import GeaflowError
-
-    session = Session(spark=spark, base_dir=str(tmp_path))
-    session.execute(
-        "CREATE GRAPH og (Vertex A (id bigint ID, p bigint), "
-        "Edge R (src bigint SOURCE ID, dst bigint DESTINATION ID, w bigint)) "
-        "WITH (storeType='memory'); USE GRAPH og"
-    )
-    with pytest.raises(GeaflowError) as info:
-        session.execute("MATCH (a)-[e]->(b)\nOPTIONAL MATCH (b)-[e]->(c) RETURN c")
-    message = str(info.value)
+def test_optional_match_meeting_a_bound_edge_is_an_error(errors):
+    message = failure(errors, "MATCH (a)-[e]->(b)\nOPTIONAL MATCH (b)-[e]->(c) RETURN c")
     assert "OPTIONAL MATCH meets 'e'" in message
     assert "(line 2, column 1)" in message
 
@@ -245,26 +256,14 @@ def test_label_expressions_agree_with_kuzu(spark, tmp_path_factory, g, qs):
     COUNTED["labels"] = COUNTED.get("labels", 0) + len(qs)
 
 
-def test_a_label_expression_admitting_nothing_is_an_error(spark, tmp_path):
-    from geaflow_sql import Session
-    from geaflow_sql.core.errors import GeaflowError
-
-    session = Session(spark=spark, base_dir=str(tmp_path))
-    session.execute(
-        "CREATE GRAPH lg (Vertex A (id bigint ID), Vertex B (id bigint ID), "
-        "Edge R (src bigint SOURCE ID, dst bigint DESTINATION ID)) "
-        "WITH (storeType='memory'); USE GRAPH lg"
-    )
+def test_a_label_expression_admitting_nothing_is_an_error(errors):
     for text, at in (
         ("MATCH (x:A&B) RETURN x", "line 1, column 10"),
         ("MATCH\n(x)-[e:!%]->(y) RETURN x", "line 2, column 8"),
     ):
-        with pytest.raises(GeaflowError) as info:
-            session.execute(text)
-        assert "admits no" in str(info.value) and at in str(info.value), str(info.value)
-    with pytest.raises(GeaflowError) as info:
-        session.execute("MATCH (x:A|!C) RETURN x")
-    assert "no vertex label 'C'" in str(info.value)
+        message = failure(errors, text)
+        assert "admits no" in message and at in message, message
+    assert "no vertex label 'C'" in failure(errors, "MATCH (x:A|!C) RETURN x")
 
 
 # ---------------------------------------------------------------------------
@@ -386,23 +385,12 @@ def test_at_least_200_pairs_ran():
     assert sum(COUNTED.values()) >= 200, COUNTED
 
 
-def test_misused_path_variables_and_modes_are_located_errors(spark, tmp_path):
-    from geaflow_sql import Session
-    from geaflow_sql.core.errors import GeaflowError
-
-    session = Session(spark=spark, base_dir=str(tmp_path))
-    session.execute(
-        "CREATE GRAPH pg (Vertex A (id bigint ID), "
-        "Edge R (src bigint SOURCE ID, dst bigint DESTINATION ID)) "
-        "WITH (storeType='memory'); USE GRAPH pg"
-    )
-    with pytest.raises(GeaflowError) as info:
-        session.execute("MATCH p = (a)-[e]->(b), p = (b)-[f]->(c) RETURN a")
-    assert "path variable 'p' is already bound" in str(info.value)
+def test_misused_path_variables_and_modes_are_located_errors(errors):
+    message = failure(errors, "MATCH p = (a)-[e]->(b), p = (b)-[f]->(c) RETURN a")
+    assert "path variable 'p' is already bound" in message
     for text, where in (
         ("MATCH TRAIL (a)-[e]->(b) RETURN a", "line 1, column 7"),
         ("MATCH\n  ACYCLIC (a) RETURN a", "line 2, column 3"),
     ):
-        with pytest.raises(GeaflowError) as info:
-            session.execute(text)
-        assert "means nothing" in str(info.value) and where in str(info.value)
+        message = failure(errors, text)
+        assert "means nothing" in message and where in message, message
