@@ -202,7 +202,7 @@ class Components:
         shared = []
         terms: list[exp.Expression] = []
         for rf in right.fields:
-            lf = _field_named(left, rf)
+            lf = field_named(left, rf)
             if lf is None:
                 continue
             shared.append(lf.index)
@@ -263,7 +263,8 @@ def _key(f: ScopeField) -> tuple[str, str | None]:
     return (f.name.lower(), f.relation)
 
 
-def _field_named(state: PathState, other: ScopeField) -> ScopeField | None:
+def field_named(state: PathState, other: ScopeField) -> ScopeField | None:
+    """The field of ``state`` that is ``other`` (same name and relation)."""
     for f in state.fields:
         if f.name.lower() == other.name.lower() and f.relation == other.relation:
             return f

@@ -23,10 +23,10 @@ from sqlglot import exp
 from geaflow_sql.core import types as T
 from geaflow_sql.core.errors import ValidationError
 from grammar import syntax as s
-from planner.expressions import ref, typed
+from planner.expressions import and_all, ref, typed
 from planner.logical import Field, Join, Project, Values
 
-from .graph_components import Components, vertex_id
+from .graph_components import Components, field_named, vertex_id
 from .paths import PathState
 from .scope import ScopeField
 
@@ -46,7 +46,7 @@ def bind_optional(
     terms: list[exp.Expression] = []
     shared: set[int] = set()
     for rf in found.fields:
-        lf = _same_field(state, rf)
+        lf = field_named(state, rf)
         if lf is None:
             continue
         shared.add(rf.index)
@@ -79,9 +79,7 @@ def bind_optional(
                 ValidationError("a path subquery in the WHERE of an OPTIONAL MATCH"), clause.where
             )
         terms.append(condition)
-    on: exp.Expression = typed(exp.Boolean(this=True), T.BOOLEAN)
-    for k, term in enumerate(terms):
-        on = term if k == 0 else typed(exp.And(this=on, expression=term), T.BOOLEAN)
+    on = and_all(terms) or typed(exp.Boolean(this=True), T.BOOLEAN)
     joined = Join(state.node, found.node, "LEFT", on)
     exprs = [ref(f.index, f.type) for f in state.fields] + [
         ref(width + f.index, f.type) for f in new
@@ -92,13 +90,6 @@ def bind_optional(
     ]
     node = Project(joined, tuple(exprs), tuple(Field(f.name, f.type) for f in fields))
     return PathState(node, fields)
-
-
-def _same_field(state: PathState, other: ScopeField) -> ScopeField | None:
-    for f in state.fields:
-        if f.name.lower() == other.name.lower() and f.relation == other.relation:
-            return f
-    return None
 
 
 def _is_vertex(t: Any) -> bool:
