@@ -7,6 +7,8 @@ from typing import Any
 from lark import Token, Transformer, v_args
 from lark.tree import Meta
 
+from geaflow_sql.core.errors import ParseError
+
 from . import syntax as s
 from .tree_helpers import Tagged, by_tag, span_of, tagged, values_of
 
@@ -62,12 +64,57 @@ class GqlRules(Transformer):
         if isinstance(ch[0], str):
             variable = ch[0]
             ch = ch[1:]
-        mode = None
-        if isinstance(ch[0], Tagged) and ch[0].tag == "mode":
-            mode = ch[0].value
-            ch = ch[1:]
+        prefix = by_tag([c for c in ch if isinstance(c, Tagged)])
+        ch = [c for c in ch if not isinstance(c, Tagged)]
+        search = prefix.get("search")
+        noun: Token | None = prefix.get("noun")
+        if search is not None:
+            search = self._search(search, noun)
+        elif noun is not None and noun.type in ("GROUP", "GROUPS"):
+            raise ParseError(f"{noun} follows SHORTEST only", span=span_of(noun))
         elements = [ch[0], *(ch[1] if len(ch) > 1 else ())]
-        return s.PathPattern(tuple(elements), variable, mode, span=span_of(meta))
+        return s.PathPattern(
+            tuple(elements), variable, prefix.get("mode"), search, span=span_of(meta)
+        )
+
+    @staticmethod
+    def _search(found: tuple[str, Token | None, Token], noun: Token | None) -> s.PathSearch | None:
+        """The search prefix as written, with the PATH(S)/GROUP(S) after it."""
+        kind, count, first = found
+        span = span_of(first)
+        groups = noun is not None and noun.type in ("GROUP", "GROUPS")
+        k = 1 if count is None else int(count)
+        if count is not None and k < 1:
+            raise ParseError(f"{kind} {count}: the number of paths is at least 1", span=span)
+        if kind == "ALL":
+            return None  # every path: no search at all
+        if groups and kind != "SHORTEST":
+            raise ParseError(f"{noun} follows SHORTEST only, not {kind}", span=span_of(noun))
+        if kind == "SHORTEST" and count is None and not groups:
+            raise ParseError("SHORTEST needs a number of paths (SHORTEST 2) or GROUPS", span=span)
+        if kind == "ALL SHORTEST":
+            return s.PathSearch(True, 1, True, span=span)
+        if kind == "ANY SHORTEST":
+            return s.PathSearch(True, 1, span=span)
+        return s.PathSearch(kind == "SHORTEST", k, groups, span=span)
+
+    def search_any_shortest(self, meta: Meta, ch: list[Any]) -> Tagged:
+        return tagged("search", ("ANY SHORTEST", None, ch[0]))
+
+    def search_all_shortest(self, meta: Meta, ch: list[Any]) -> Tagged:
+        return tagged("search", ("ALL SHORTEST", None, ch[0]))
+
+    def search_any(self, meta: Meta, ch: list[Any]) -> Tagged:
+        return tagged("search", ("ANY", ch[1] if len(ch) > 1 else None, ch[0]))
+
+    def search_shortest(self, meta: Meta, ch: list[Any]) -> Tagged:
+        return tagged("search", ("SHORTEST", ch[1] if len(ch) > 1 else None, ch[0]))
+
+    def search_all(self, meta: Meta, ch: list[Any]) -> Tagged:
+        return tagged("search", ("ALL", None, ch[0]))
+
+    def path_noun(self, meta: Meta, ch: list[Any]) -> Tagged:
+        return tagged("noun", ch[0])
 
     def path_mode(self, meta: Meta, ch: list[Any]) -> Tagged:
         return tagged("mode", str(ch[0]).upper())

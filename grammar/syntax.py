@@ -304,12 +304,34 @@ class EdgePattern(Node):
 
 
 @dataclass(frozen=True, slots=True)
+class PathSearch(Node):
+    """An ISO GQL search prefix: of the paths with the same two end vertices,
+    keep ``count`` (in order of length when ``shortest``), or, with
+    ``groups``, the paths of the ``count`` shortest lengths.
+
+    ANY SHORTEST is (shortest, 1); ALL SHORTEST (shortest, 1, groups);
+    ANY k is (not shortest, k); SHORTEST k and SHORTEST k GROUPS as written."""
+
+    shortest: bool
+    count: int
+    groups: bool = False
+
+    def __str__(self) -> str:
+        if not self.shortest:
+            return f"ANY {self.count}"
+        if self.groups:
+            return "ALL SHORTEST" if self.count == 1 else f"SHORTEST {self.count} GROUPS"
+        return "ANY SHORTEST" if self.count == 1 else f"SHORTEST {self.count}"
+
+
+@dataclass(frozen=True, slots=True)
 class PathPattern(Node):
     """``(a)-[e]->(b)...``: alternating nodes and edges, starting and ending with a node."""
 
     elements: tuple[NodePattern | EdgePattern, ...]
     variable: str | None = None
     mode: str | None = None  # WALK, TRAIL, ACYCLIC or SIMPLE when written
+    search: PathSearch | None = None  # a search prefix other than ALL
 
     @property
     def nodes(self) -> tuple[NodePattern, ...]:

@@ -98,6 +98,11 @@ class VertexMatch(LogicalNode):
         return ", ".join(parts)
 
 
+# The upper bound of an open run that ends by itself: a shortest-walk search
+# stops when a round reaches no vertex it had not reached before.
+UNBOUNDED_HOPS = 2**31 - 1
+
+
 @dataclass(frozen=True, slots=True)
 class EdgeMatch(SingleInput):
     """Extend each path from the vertex in field ``source`` over one edge (or a
@@ -144,10 +149,20 @@ class EdgeMatch(SingleInput):
     # fields after the edge, the run's edges in walk order and the vertices
     # between them (not its start or end).
     keep_run: bool = False
+    # A breadth-first search for shortest walks: a walk reaching a vertex that
+    # its start reached in an earlier round is dropped (it is no part of a
+    # shortest walk); "ANY" also keeps one walk per start and vertex a round,
+    # "ALL" every one.  Only where the run is the whole path pattern (see
+    # planner.binder.path_values.first_reach).
+    first_reach: str | None = None
 
     def _check(self) -> None:
         if self.keep_run and not self.is_loop:
             raise InvalidPlan("only a variable-length edge keeps its run")
+        if self.first_reach is not None and (
+            not self.is_loop or self.min_hops > 1 or self.first_reach not in ("ANY", "ALL")
+        ):
+            raise InvalidPlan("a first-reach search is a run of {0,n} or {1,n} edges, ANY or ALL")
         if not self.is_loop and self.has_body:
             raise InvalidPlan(
                 "only a variable-length edge has conditions on the vertices it passes"
@@ -198,7 +213,8 @@ class EdgeMatch(SingleInput):
 
     def explain_attrs(self) -> str:
         arrow = {"OUT": "->", "IN": "<-", "BOTH": "-"}[self.direction]
-        hops = "" if not self.is_loop else f"{{{self.min_hops},{self.max_hops}}}"
+        upper = "" if self.max_hops == UNBOUNDED_HOPS else str(self.max_hops)
+        hops = "" if not self.is_loop else f"{{{self.min_hops},{upper}}}"
         src = self.input.schema[self.source].name
         if self.edge_only:
             target = "~"
@@ -215,6 +231,8 @@ class EdgeMatch(SingleInput):
             parts.append("target_filter=" + render(self.target_filter, [self.target_variable]))
         if self.keep_run:
             parts.append("keeps its run")
+        if self.first_reach is not None:
+            parts.append(f"shortest walks ({self.first_reach.lower()})")
         if self.has_body:
             via = f"via={'|'.join(self.via_labels) or '*'}"
             if self.via_filter is not None:

@@ -326,6 +326,31 @@ class Sort(SingleInput):
 
 
 @dataclass(frozen=True, slots=True)
+class GroupLimit(SingleInput):
+    """Of the rows agreeing on ``keys``, keep the first ``count`` in ``order``
+    (which ``count`` among equals is not fixed).  With ``ties``, keep instead
+    every row whose ``order`` value is among the group's ``count`` least (a
+    dense rank).  The search prefixes of ISO GQL paths (ANY SHORTEST, ALL
+    SHORTEST, SHORTEST k, ANY k) are this over the paths' end vertices."""
+
+    keys: tuple[exp.Expression, ...]
+    order: exp.Expression
+    count: int
+    ties: bool = False
+
+    def _check(self) -> None:
+        check_refs(self, (*self.keys, self.order), len(self.input.schema))
+        if self.count < 1:
+            raise InvalidPlan("GroupLimit keeps at least one row of a group")
+
+    def explain_attrs(self) -> str:
+        names = self.input_names()
+        keys = ", ".join(render(k, names) for k in self.keys)
+        kind = "groups" if self.ties else "rows"
+        return f"keys=[{keys}], order=[{render(self.order, names)}], {kind}={self.count}"
+
+
+@dataclass(frozen=True, slots=True)
 class Join(LogicalNode):
     """Joins two inputs; the condition refers to left fields then right fields.
     SEMI and ANTI joins output only the left fields."""

@@ -394,3 +394,186 @@ def test_misused_path_variables_and_modes_are_located_errors(errors):
     ):
         message = failure(errors, text)
         assert "means nothing" in message and where in message, message
+
+
+# ---------------------------------------------------------------------------
+# Search prefixes: ANY SHORTEST, ALL SHORTEST, SHORTEST k [GROUPS], ANY k
+# ---------------------------------------------------------------------------
+
+# search -> (ordered by length, k, k counts lengths)
+SEARCHES = {
+    "ANY SHORTEST": (True, 1, False),
+    "ALL SHORTEST": (True, 1, True),
+    "SHORTEST 2": (True, 2, False),
+    "SHORTEST 2 GROUPS": (True, 2, True),
+    "ANY 2": (False, 2, False),
+}
+
+
+@dataclass(frozen=True)
+class Searched:
+    gql: str
+    cypher: str  # every walk (a.id, b.id, length), or Kuzu's own shortest search
+    search: str | None  # selected from the walks in Python; None: Kuzu selected
+
+
+def select_walks(walks: Counter, search: str) -> Counter:
+    """ISO GQL's selection, done by hand: per pair of end vertices, the
+    ``k`` shortest walks, the walks of the ``k`` shortest lengths, or (ANY k)
+    ``k`` of them: of those only the pair is compared."""
+    ordered, k, groups = SEARCHES[search]
+    by_pair: dict[tuple, list[int]] = {}
+    for (a, b, n), times in walks.items():
+        by_pair.setdefault((a, b), []).extend([n] * times)
+    out: Counter = Counter()
+    for (a, b), lengths in by_pair.items():
+        lengths.sort()
+        if not ordered:
+            out[(a, b)] += min(k, len(lengths))
+            continue
+        if groups:
+            kept = sorted(set(lengths))[:k]
+            chosen = [n for n in lengths if n in kept]
+        else:
+            chosen = lengths[:k]
+        for n in chosen:
+            out[(a, b, n)] += 1
+    return out
+
+
+@st.composite
+def searched_pairs(draw) -> Searched:
+    """``p = SEARCH [MODE] (a)-[e]-{1,n}(b)``, conditions on ``a`` and on
+    every edge of the run (pre-filters).  Bounded runs are compared with
+    Kuzu's walks selected by hand (``select_walks``, its ``is_trail`` /
+    ``is_acyclic`` for the mode); open ones with Kuzu's ``* SHORTEST`` /
+    ``* ALL SHORTEST``, which never pairs a vertex with itself (so neither
+    side does here)."""
+    search = draw(st.sampled_from(list(SEARCHES)))
+    a_labels = draw(st.sampled_from([(), ("A",), ("B",)]))
+    el = draw(st.sampled_from([(), ("R",), ("S",), ("R", "S")]))
+    left, right = ARROWS[draw(st.sampled_from(list(ARROWS)))]
+    labels = _labels(el, True)
+    a_cond = f"a.p {draw(st.sampled_from(['>', '<>']))} {draw(st.integers(0, 3))}"
+    a_cond = a_cond if draw(st.booleans()) else ""
+    e_cond = f"e.w > {draw(st.integers(0, 3))}" if draw(st.booleans()) else ""
+    a_g = f"(a{_labels(a_labels, True)}{' WHERE ' + a_cond if a_cond else ''})"
+    a_c = f"(a{_labels(a_labels, False)})"
+    e_g = f"[e{labels}{' WHERE ' + e_cond if e_cond else ''}]"
+    lam = f" (e, n | WHERE {e_cond})" if e_cond else ""
+    conds = [a_cond] if a_cond else []
+    if search in ("ANY SHORTEST", "ALL SHORTEST") and draw(st.booleans()):
+        # Open: Kuzu's own search (never a vertex to itself).
+        gql = (
+            f"MATCH p = {search} {a_g}{left}{e_g}{right}{{1,}}(b) WHERE a.id <> b.id "
+            "RETURN a.id, b.id, length(p)"
+        )
+        kuzu_search = "SHORTEST" if search == "ANY SHORTEST" else "ALL SHORTEST"
+        where = " AND ".join([*conds, "a.id <> b.id"])
+        cypher = (
+            f"MATCH p = {a_c}{left}[e{labels}* {kuzu_search} 1..9{lam}]{right}(b) "
+            f"WHERE {where} RETURN a.id, b.id, length(p)"
+        )
+        return Searched(gql, cypher, None)
+    mode = draw(st.sampled_from(["", "TRAIL", "ACYCLIC"]))
+    high = draw(st.integers(2, 4))  # ({1,1} is one hop: of one length)
+    conds += {"": [], "TRAIL": ["is_trail(p)"], "ACYCLIC": ["is_acyclic(p)"]}[mode]
+    ret = "a.id, b.id" if search == "ANY 2" else "a.id, b.id, length(p)"
+    # (ISO's order: SHORTEST k [mode] GROUPS)
+    prefix = search.replace(" GROUPS", f" {mode} GROUPS") if mode else search
+    prefix = prefix if mode and "GROUPS" in search else f"{search} {mode}".strip()
+    gql = f"MATCH p = {prefix} {a_g}{left}{e_g}{right}{{1,{high}}}(b) RETURN {ret}"
+    where = f" WHERE {' AND '.join(conds)}" if conds else ""
+    cypher = (
+        f"MATCH p = {a_c}{left}[e{labels}*1..{high}{lam}]{right}(b){where} "
+        "RETURN a.id, b.id, length(p)"
+    )
+    return Searched(gql, cypher, search)
+
+
+def check_searched(spark, tmp, g: Graph, pairs: list[Searched], conf: dict) -> None:
+    walks = kuzu_rows(tmp, g, [p.cypher for p in pairs])
+    have = geaflow_rows(spark, tmp, g, [p.gql for p in pairs], conf)
+    for p, w, h in zip(pairs, walks, have, strict=True):
+        want = w if p.search is None else select_walks(w, p.search)
+        assert h == want, (
+            f"\ngraph: {g}\nGQL:    {p.gql}\nCypher: {p.cypher}\n"
+            f"only geaflow-sql: {dict(h - want)}\nonly the oracle: {dict(want - h)}"
+        )
+
+
+@settings(_SETTINGS, max_examples=4)
+@given(g=graphs(), qs=st.lists(searched_pairs(), min_size=PER_GRAPH, max_size=PER_GRAPH))
+def test_search_prefixes_agree_with_kuzu(spark, tmp_path_factory, g, qs):
+    check_searched(spark, tmp_path_factory.mktemp("search"), g, qs, {})
+    COUNTED["searches"] = COUNTED.get("searches", 0) + len(qs)
+
+
+def test_search_prefixes_by_hand(spark, tmp_path):
+    """On SQUARE: the WHERE of the MATCH is applied to the chosen paths (ISO
+    GQL, as Cypher 25: a post-filter), a condition inside the pattern before
+    choosing (a pre-filter); an open run searches as far as the graph goes."""
+    chain = Graph(
+        tuple(("A", i, i) for i in range(1, 16)),
+        tuple(("R", i, i + 1, i) for i in range(1, 15)),
+    )
+    square = [
+        "MATCH p = ANY SHORTEST (a WHERE a.id = 1)-[e:R]->{1,}(b) RETURN b.id, length(p)",
+        "MATCH p = ALL SHORTEST (a WHERE a.id = 1)-[e:R]-{1,4}(b) RETURN b.id, length(p)",
+        # (b's own WHERE would hold at every hop: GeaFlow's loop body)
+        "MATCH p = SHORTEST 2 (a WHERE a.id = 1)-[e:R]->{1,4}(b) WHERE b.id = 3 RETURN length(p)",
+        # Post-filter: the shortest paths to 2 and 3 are of one edge, so
+        # nothing longer to them is chosen; 4 and 1 are reached in 2 and 3.
+        "MATCH p = ANY SHORTEST (a WHERE a.id = 1)-[e:R]->{1,4}(b) WHERE length(p) > 1 "
+        "RETURN b.id, length(p)",
+        # Pre-filter: without the chord (w = 5), 3 is two edges away.
+        "MATCH p = ANY SHORTEST (a WHERE a.id = 1)-[e:R WHERE e.w <> 5]->{1,4}(b) "
+        "RETURN b.id, length(p)",
+        # Both ends bound by an earlier pattern.
+        "MATCH (x WHERE x.id = 2), (y WHERE y.id = 1), p = ALL SHORTEST (x)-[e]->{1,4}(y) "
+        "RETURN length(p), nodes(p)[1].id",
+        "MATCH p = SHORTEST 1 ACYCLIC GROUPS (a WHERE a.id = 1)-[e:R]->{2,3}(b) "
+        "RETURN b.id, length(p)",
+    ]
+    got = geaflow_rows(spark, tmp_path / "square", SQUARE, square, {})
+    assert got[0] == Counter({(2, 1): 1, (3, 1): 1, (4, 2): 1, (1, 3): 1})
+    assert got[1] == Counter({(2, 1): 1, (3, 1): 1, (4, 1): 1, (1, 2): 3})
+    assert got[2] == Counter({(1,): 1, (2,): 1})
+    assert got[3] == Counter({(4, 2): 1, (1, 3): 1})
+    assert got[4] == Counter({(2, 1): 1, (3, 2): 1, (4, 3): 1, (1, 4): 1})
+    # 2 -S-> 1 directly: the one shortest, whatever R offers.
+    assert got[5] == Counter({(1, 1): 1})
+    # ACYCLIC, two edges at least: 1->2->3 and 1->3->4 (2 is not reached).
+    assert got[6] == Counter({(3, 2): 1, (4, 2): 1})
+    far = geaflow_rows(
+        spark,
+        tmp_path / "chain",
+        chain,
+        ["MATCH p = ANY SHORTEST (a WHERE a.id = 1)-[e]->{1,}(b) WHERE b.id = 15 RETURN length(p)"],
+        {},
+    )
+    assert far[0] == Counter({(14,): 1})  # past geaflow.dsl.match.max.hops (10)
+
+
+def test_misused_search_prefixes_are_located_errors(errors):
+    for text, words, where in (
+        ("MATCH p = ANY SHORTEST (a)-[e]->(b) RETURN a", "fixed length", "line 1, column 11"),
+        ("MATCH\n ALL SHORTEST (a) RETURN a", "lone vertex", "line 2, column 2"),
+        ("MATCH ANY 2 (a) RETURN a", "lone vertex", "line 1, column 7"),
+        ("MATCH SHORTEST (a)-[e]->{1,3}(b) RETURN a", "number of paths", "line 1, column 7"),
+        ("MATCH ANY 0 (a)-[e]->{1,3}(b) RETURN a", "at least 1", "line 1, column 7"),
+        ("MATCH ANY GROUPS (a)-[e]->{1,3}(b) RETURN a", "SHORTEST only", "line 1, column 11"),
+        (
+            "MATCH (m), ANY SHORTEST (a)-[e]->(m)-[f]->{1,3}(b) RETURN a",
+            "end vertices only",
+            "line 1, column 34",
+        ),
+    ):
+        message = failure(errors, text)
+        assert words in message and where in message, message
+
+
+def test_explain_shows_the_search(errors):
+    plan = errors.explain("MATCH p = ALL SHORTEST (a)-[e]->{1,3}(b) RETURN a.id, b.id, length(p)")
+    assert "GroupLimit" in plan and "groups=1" in plan, plan
+    assert "shortest walks (all)" in plan, plan

@@ -37,7 +37,7 @@ from planner.expressions import ref, typed
 from planner.logical import Aggregate, Field, Join, LogicalNode, Project
 
 from .graph_patterns import drops_elements
-from .paths import PathState
+from .paths import PathState, vertex_id
 from .scope import ScopeField
 
 
@@ -269,17 +269,6 @@ def field_named(state: PathState, other: ScopeField) -> ScopeField | None:
         if f.name.lower() == other.name.lower() and f.relation == other.relation:
             return f
     return None
-
-
-def vertex_id(f: ScopeField, offset: int) -> exp.Expression:
-    """The id of vertex field ``f`` of a row whose fields start at ``offset``."""
-    return typed(
-        exp.Dot(
-            this=ref(offset + f.index, f.type),
-            expression=exp.Identifier(this=T.VERTEX_ID_FIELD, quoted=True),
-        ),
-        f.type.field_type(T.VERTEX_ID_FIELD),
-    )
 
 
 def _distinct(state: PathState) -> PathState:

@@ -26,8 +26,8 @@ from grammar import syntax as s
 from planner.expressions import and_all, ref, typed
 from planner.logical import Field, Join, Project, Values
 
-from .graph_components import Components, field_named, vertex_id
-from .paths import PathState
+from .graph_components import Components, field_named
+from .paths import PathState, vertex_id
 from .scope import ScopeField
 
 

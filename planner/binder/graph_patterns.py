@@ -13,6 +13,7 @@ from grammar import syntax as s
 from planner.expressions import and_all, ref, typed
 from planner.graph_nodes import (
     REVERSED,
+    UNBOUNDED_HOPS,
     Direction,
     EdgeMatch,
     VertexMatch,
@@ -22,6 +23,7 @@ from planner.logical import (
     Aggregate,
     Field,
     Filter,
+    GroupLimit,
     LogicalNode,
     Project,
     Union,
@@ -29,8 +31,8 @@ from planner.logical import (
 
 from .expressions import ExprBinder
 from .graph_base import GraphBinderBase
-from .path_values import Track, mode_condition, path_type
-from .paths import PathState, _hidden
+from .path_values import Track, first_reach, mode_condition, path_length, path_type
+from .paths import PathState, _hidden, vertex_id
 from .scope import Scope, ScopeField
 
 LOOP_EDGE = "loop"  # prefix of an anonymous variable-length edge's hidden name
@@ -169,11 +171,14 @@ class PatternRules(GraphBinderBase):
         return () if found == every else found
 
     # The elements of the path pattern being bound, for its path value (None
-    # when it has neither a variable nor a mode).
+    # when it has neither a variable, a mode nor a search prefix).
     _track: Track | None = None
+    # How the variable-length edge of a shortest-path search keeps its walks
+    # (EdgeMatch.first_reach), None when every walk is kept.
+    _first_reach: str | None = None
 
     def bind_path(self, state: PathState, path: s.PathPattern) -> PathState:
-        if path.variable is None and path.mode in (None, "WALK"):
+        if path.variable is None and path.mode in (None, "WALK") and path.search is None:
             return self._bind_path(state, path)
         edges = path.edges
         if path.mode not in (None, "WALK") and (
@@ -187,16 +192,49 @@ class PatternRules(GraphBinderBase):
                 ),
                 path,
             )
-        outer, self._track = self._track, Track()
+        if path.search is not None:
+            self._check_search(state, path, path.search)
+        outer = (self._track, self._first_reach)
+        self._track, self._first_reach = Track(), first_reach(path)
         try:
+            base = state.width
             state = self._bind_path(state, path, distinct=False)
-            return self.distinct_paths(self._path_value(state, path))
+            return self.distinct_paths(self._path_value(state, path, base))
         finally:
-            self._track = outer
+            self._track, self._first_reach = outer
 
-    def _path_value(self, state: PathState, path: s.PathPattern) -> PathState:
-        """The path as a field (named by the path variable, else hidden), and
-        the mode's filter on it."""
+    def _check_search(self, state: PathState, path: s.PathPattern, search: s.PathSearch) -> None:
+        """A search prefix is about paths of different lengths (SHORTEST) or
+        many paths (ANY k) between two vertices, each found on its own."""
+        edges = path.edges
+        if not edges:
+            raise self.error(
+                ValidationError(f"{search} means nothing on a lone vertex: it is one path"), search
+            )
+        if search.shortest and not any(e.is_loop for e in edges):
+            raise self.error(
+                ValidationError(
+                    f"{search} means nothing on a pattern of fixed length: every path it "
+                    f"matches has {len(edges)} edge{'s' if len(edges) > 1 else ''} (give an "
+                    "edge a hop range, as -[e]->{1,5})"
+                ),
+                search,
+            )
+        for inner in path.nodes[1:-1]:
+            if inner.variable and state.index_of(inner.variable) is not None:
+                raise self.error(
+                    ValidationError(
+                        f"a path with a search prefix meets the patterns before it at its end "
+                        f"vertices only, and {inner.variable!r} is inside it: the paths are "
+                        "chosen between their ends before they are joined"
+                    ),
+                    inner,
+                )
+
+    def _path_value(self, state: PathState, path: s.PathPattern, base: int) -> PathState:
+        """The path as a field (named by the path variable, else hidden), the
+        mode's filter on it, and the paths its search prefix keeps: per pair of
+        end vertices (and per row of the ``base`` fields before the pattern)."""
         assert self._track is not None and state.node is not None
         assert self.vertex_type is not None and self.edge_type is not None
         ptype = path_type(self.vertex_type, self.edge_type)
@@ -214,6 +252,13 @@ class PatternRules(GraphBinderBase):
         condition = mode_condition(path.mode or "WALK", state.width, ptype)
         if condition is not None:
             node = Filter(node, condition)
+        search = path.search
+        if search is not None:
+            ends = [fields[self._track.nodes[id(path.elements[k])]] for k in (0, -1)]
+            keys = [ref(f.index, f.type) for f in fields[:base]]
+            keys += [vertex_id(f, 0) for f in ends]
+            order = path_length(ref(state.width, ptype)) if search.shortest else keys[-1]
+            node = GroupLimit(node, tuple(keys), order, search.count, search.groups)
         return PathState(node, fields)
 
     def _bind_path(self, state: PathState, path: s.PathPattern, distinct: bool = True) -> PathState:
@@ -341,7 +386,9 @@ class PatternRules(GraphBinderBase):
         target_bound = state.index_of(node.variable) if node.variable else None
         target_var = node.variable or _hidden("v")
         max_hops = edge.max_hops
-        if max_hops is None:
+        if max_hops is None and self._first_reach is not None:
+            max_hops = UNBOUNDED_HOPS  # the search ends when it reaches nothing new
+        elif max_hops is None:
             max_hops = max(edge.min_hops, self.ctx.config.get_int(MAX_OPEN_HOPS))
         if max_hops < edge.min_hops:
             raise self.error(
@@ -370,6 +417,7 @@ class PatternRules(GraphBinderBase):
             via_filter=via_filter,
             via_end=forward,
             keep_run=self._track is not None and edge.is_loop,
+            first_reach=self._first_reach if edge.is_loop else None,
         )
         fields = list(state.fields)
         edge_idx = len(fields)

@@ -162,6 +162,36 @@ def mode_condition(mode: str, index: int, ptype: T.StructType) -> exp.Expression
     return typed(_parse(text), T.BOOLEAN)
 
 
+def path_length(value: exp.Expression) -> exp.Expression:
+    """The number of edges of a path value (null for a null path, where
+    ``size`` would give -1)."""
+    edges = exp.Dot(this=value, expression=exp.Identifier(this="edges", quoted=False))
+    return typed(exp.Anonymous(this="array_size", expressions=[edges]), T.INTEGER)
+
+
+def first_reach(path: Any) -> str | None:
+    """How the variable-length edge of a shortest-path search may keep its
+    walks (see ``EdgeMatch.first_reach``): when the path is that one edge, in
+    any walk (WALK), its shortest walks between two vertices are made of
+    shortest walks, so a walk reaching a vertex its start reached in an
+    earlier round is no part of one.  Not when the run must be longer than
+    one edge (a shortest walk of at least three edges may pass a vertex
+    met earlier), nor for SHORTEST k or ANY k (they want longer walks too)."""
+    search = path.search
+    edges = path.edges
+    if (
+        search is None
+        or not search.shortest
+        or search.count != 1
+        or path.mode not in (None, "WALK")
+        or len(edges) != 1
+        or not edges[0].is_loop
+        or edges[0].min_hops > 1
+    ):
+        return None
+    return "ALL" if search.groups else "ANY"
+
+
 def path_function(name: str, value: exp.Expression) -> exp.Expression | None:
     """``length(p)``/``path_length(p)``, ``nodes(p)``, ``edges(p)`` of a bound path."""
     t = value.meta.get("type") if value.meta else None
@@ -169,9 +199,7 @@ def path_function(name: str, value: exp.Expression) -> exp.Expression | None:
         return None
     assert isinstance(t, T.StructType)
     if name in ("length", "path_length"):
-        edges = exp.Dot(this=value, expression=exp.Identifier(this="edges", quoted=False))
-        # (array_size: null for a null path, where size gives -1)
-        return typed(exp.Anonymous(this="array_size", expressions=[edges]), T.INTEGER)
+        return path_length(value)
     if name in ("nodes", "edges"):
         part = exp.Dot(this=value, expression=exp.Identifier(this=name, quoted=False))
         return typed(part, t.field_type(name))

@@ -131,3 +131,14 @@ def struct_with_field(
         aliases=t.aliases,
     )
     return typed(exp.Anonymous(this="named_struct", expressions=args), new_type), new_type
+
+
+def vertex_id(f: ScopeField, offset: int) -> exp.Expression:
+    """The id of vertex field ``f`` of a row whose fields start at ``offset``."""
+    return typed(
+        exp.Dot(
+            this=ref(offset + f.index, f.type),
+            expression=exp.Identifier(this=T.VERTEX_ID_FIELD, quoted=True),
+        ),
+        f.type.field_type(T.VERTEX_ID_FIELD),
+    )

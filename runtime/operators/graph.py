@@ -297,6 +297,21 @@ def _loop(env: Env, node: EdgeMatch, path: Any, edges: Any, names: list[str]) ->
     state = {"frontier": frontier0}
     if node.min_hops == 0:
         levels.append(walk0)
+    # A first-reach search: the (start, vertex) pairs met in earlier rounds
+    # (the start itself when a run may have no edges), each round's walks
+    # checkpointed, so that a round reads only what the last one kept.
+    met: list[Any] = []
+    if node.first_reach is not None and node.min_hops == 0:
+        met.append(walk0.select("__from", "__at"))
+
+    def first_reached(reached: Any) -> Any:
+        for earlier in met:
+            reached = reached.join(earlier, ["__from", "__at"], "left_anti")
+        if node.first_reach == "ANY":
+            reached = reached.dropDuplicates(["__from", "__at"])
+        reached = reached.localCheckpoint(eager=True)
+        met.append(reached.select("__from", "__at"))
+        return reached
 
     def step(round_no: int) -> tuple[bool, Any]:
         hop = round_no + 1
@@ -316,6 +331,11 @@ def _loop(env: Env, node: EdgeMatch, path: Any, edges: Any, names: list[str]) ->
             F.lit(hop).alias("__hops"),
             *kept,
         )
+        more = hop < node.max_hops
+        if node.first_reach is not None:
+            reached = first_reached(reached)
+            # (nothing new reached: no later round reaches anything)
+            more = more and not reached.isEmpty()
         if node.keep_run:
             passed = reached.join(body_ids, F.col("__at") == F.col("__vid"), "inner").drop("__vid")
         else:
@@ -323,7 +343,7 @@ def _loop(env: Env, node: EdgeMatch, path: Any, edges: Any, names: list[str]) ->
         state["frontier"] = passed
         if hop >= node.min_hops:
             levels.append(passed.drop("__atv") if node.via_end else reached)
-        return hop < node.max_hops, hop
+        return more, hop
 
     if node.max_hops > 0:
         env.iterate(node, step, node.max_hops)

@@ -17,6 +17,7 @@ from planner.logical import (
     Aggregate,
     Correlate,
     Filter,
+    GroupLimit,
     Join,
     Project,
     Sort,
@@ -287,6 +288,21 @@ def sort(env: Env, node: Sort, inputs: list[Any]) -> Any:
     if node.limit is not None:
         df = df.limit(node.limit)
     return df
+
+
+def group_limit(env: Env, node: GroupLimit, inputs: list[Any]) -> Any:
+    """The first ``count`` rows of each group in order (a row number over the
+    group), or the rows of its ``count`` least order values (a dense rank)."""
+    rank = "dense_rank" if node.ties else "row_number"
+    keys = ", ".join(spark_sql(k) for k in node.keys)
+    over = f"PARTITION BY {keys} ORDER BY {spark_sql(node.order)}"
+    width = len(node.schema)
+    return (
+        inputs[0]
+        .selectExpr("*", f"{rank}() OVER ({over}) AS __rank")
+        .where(f"__rank <= {int(node.count)}")
+        .select(*[f"c{i}" for i in range(width)])
+    )
 
 
 def first_rows(df: Any, order: list[Any], offset: int, limit: int | None) -> Any:
