@@ -130,7 +130,8 @@ def _edge_condition(rng: random.Random, e: str) -> str:
 
 
 def match_query(rng: random.Random) -> tuple[str, bool]:
-    """A MATCH of 1-3 hops with conditions, and a RETURN the local engine runs."""
+    """A MATCH of 1-3 hops with conditions (some of a range of hops, some
+    closing a cycle), and a RETURN the local engine runs."""
     hops = rng.randint(1, 3)
     names = ["a", "b", "c", "d"][: hops + 1]
     parts = []
@@ -141,7 +142,13 @@ def match_query(rng: random.Random) -> tuple[str, bool]:
             e = f"e{i}"
             arrow = rng.choice([("-", "->"), ("<-", "-"), ("-", "-")])
             econd = f" WHERE {_edge_condition(rng, e)}" if rng.random() < 0.4 else ""
-            parts.append(f"{arrow[0]}[{e}:knows{econd}]{arrow[1]}")
+            # A variable-length edge now and then, from no hop up.
+            low = rng.randint(0, 2)
+            hops_range = f"{{{low},{rng.randint(max(low, 1), 3)}}}" if rng.random() < 0.35 else ""
+            parts.append(f"{arrow[0]}[{e}:knows{econd}]{arrow[1]}{hops_range}")
+    if rng.random() < 0.15:
+        parts[-1] = "(a)"  # a cycle back to the first vertex
+        names[-1] = "a"
     pattern = "MATCH " + "".join(parts)
     if rng.random() < 0.3:
         pattern += f" WHERE {names[0]}.age < {names[-1]}.age + {rng.randint(0, 20)}"

@@ -174,6 +174,7 @@ class Translator:
         self.default_tag = default_tag
         self.rows = rows or {}
         self.ctes: list[tuple[str, str]] = []
+        self.recursive = False  # a CTE reads itself (WITH RECURSIVE)
         self.sources: list[Source] = []
         self._memo: dict[int, Relation] = {}
 
@@ -187,19 +188,21 @@ class Translator:
                 raise NotLocal("a vertex or edge in the result")
         cols = ", ".join(f"{q(s.column)}" for s in rel.slots)
         order = f" ORDER BY {q('__ord')}" if rel.ordered else ""
-        with_ = ",\n".join(f"{name} AS ({body})" for name, body in self.ctes)
-        select = f"SELECT {cols or '1'} FROM {rel.name}{order}"
-        sql = f"WITH {with_}\n{select}" if with_ else select
-        return Translation(sql, self.sources)
+        return Translation(self._with(f"SELECT {cols or '1'} FROM {rel.name}{order}"), self.sources)
 
     def translate_rows(self, node: LogicalNode) -> Translation:
         """``node``'s rows with every column, vertices and edges flattened
         (``columns_of``): for rows to stand in for it later (``rows``)."""
         rel = self.relation(node)
         cols = ", ".join(q(c) for c in columns_of(rel.slots))
+        return Translation(self._with(f"SELECT {cols or '1'} FROM {rel.name}"), self.sources)
+
+    def _with(self, select: str) -> str:
+        """``select`` after the CTEs built for it."""
+        if not self.ctes:
+            return select
         with_ = ",\n".join(f"{name} AS ({body})" for name, body in self.ctes)
-        select = f"SELECT {cols or '1'} FROM {rel.name}"
-        return Translation(f"WITH {with_}\n{select}" if with_ else select, self.sources)
+        return f"WITH {'RECURSIVE ' if self.recursive else ''}{with_}\n{select}"
 
     def relation(self, node: LogicalNode) -> Relation:
         # Children first without recursion: plans of long chains are deep.
@@ -573,8 +576,8 @@ class Translator:
         return self._add(joined, slots, base.ordered)
 
     def edge_match(self, node: EdgeMatch) -> Relation:
-        if node.is_loop:
-            raise NotLocal("a variable-length edge")
+        if node.keep_run or node.first_reach is not None:
+            raise NotLocal("a variable-length edge keeping its run or searching")
         path = self._input(node)
         n = len(node.input.schema)
         body, eslot = self._values(
@@ -584,6 +587,8 @@ class Translator:
         at = path.slots[node.source]
         if not at.properties:
             raise NotLocal("a path step from a scalar")
+        if node.is_loop:
+            return self._run(node, path, edges, eslot)
         on = f"p.{q(at.property(T.VERTEX_ID_FIELD))} = e.{q(eslot.property(T.EDGE_SRC_FIELD))}"
         dst = f"e.{q(eslot.property(T.EDGE_DST_FIELD))}"
         if node.edge_only:
@@ -612,6 +617,85 @@ class Translator:
             f"JOIN ({vertices}) v ON {dst} = {vid}",
             path.slots + [eslot, vslot],
         )
+
+    def _run(self, node: EdgeMatch, path: Relation, edges: str, eslot: Slot) -> Relation:
+        """A variable-length edge as Spark's loop (runtime.operators.graph)
+        walks it, in one recursive query: walks from the distinct vertices the
+        paths stand at, each round one edge further; a walk goes on only from
+        a vertex that exists and passes the loop's body, and is emitted
+        before that test when the body does not hold at its end (``via_end``
+        false).  A run of no hops ends at its start itself."""
+        n = len(node.input.schema)
+        at = path.slots[node.source]
+        start_id = q(at.property(T.VERTEX_ID_FIELD))
+        starts = self._add(
+            f"SELECT DISTINCT {start_id} AS __from FROM {path.name} WHERE {start_id} IS NOT NULL",
+            [],
+        )
+        vbody, vslot = self._values(
+            node.graph, node.via_labels, node.vertex_type, f"c{n + 1}", True, node=node
+        )
+        body_ids = self._add(
+            f"SELECT DISTINCT {q(vslot.property(T.VERTEX_ID_FIELD))} AS __vid "
+            f"FROM ({self._filtered(vbody, vslot, node.via_filter)})",
+            [],
+        )
+        src, dst = q(eslot.property(T.EDGE_SRC_FIELD)), q(eslot.property(T.EDGE_DST_FIELD))
+        nulls = ", ".join(
+            f"CAST(NULL AS {duck_type(eslot.type.field_type(prop))}) AS {q(col)}"
+            for prop, col in eslot.properties
+        )
+        taken = ", ".join(f"e.{q(col)}" for col in columns_of([eslot]))
+        name = f"n{len(self.ctes)}"
+        walks = self._add(
+            f"SELECT __from, __from AS __at, 0 AS __hops, {nulls}, TRUE AS __go "
+            f"FROM {starts.name} UNION ALL "
+            f"SELECT w.__from, e.{dst}, w.__hops + 1, {taken}, b.__vid IS NOT NULL "
+            f"FROM {name} w JOIN ({edges}) e ON w.__at = e.{src} "
+            f"LEFT JOIN {body_ids.name} b ON b.__vid = e.{dst} "
+            f"WHERE w.__go AND w.__hops < {int(node.max_hops)}",
+            [eslot],
+        )
+        self.recursive = True
+        emitted = f"w.__hops >= {int(node.min_hops)}"
+        if node.via_end:
+            emitted += " AND (w.__hops = 0 OR w.__go)"
+        cols = [f"p.{q(c)}" for c in columns_of(path.slots)]
+        cols += [f"w.{q(c)}" for c in columns_of([eslot])]
+        joined = f"{path.name} p JOIN {walks.name} w ON p.{start_id} = w.__from AND {emitted}"
+        if node.target_bound is not None:
+            bound = q(path.slots[node.target_bound].property(T.VERTEX_ID_FIELD))
+            return self._add(
+                f"SELECT {', '.join(cols)} FROM {joined} WHERE w.__at = p.{bound}",
+                path.slots + [eslot],
+            )
+        tbody, tslot = self._values(
+            node.graph, node.target_labels, node.vertex_type, f"c{n + 1}", True, node=node
+        )
+        hopped = "w.__hops > 0"
+        if node.via_end and node.has_body:
+            hopped += f" AND {self._body_test(node, tslot)}"
+        if node.min_hops == 0:
+            label = q(tslot.property(T.LABEL_FIELD))
+            start_label = q(at.property(T.LABEL_FIELD))
+            hopped = f"({hopped}) OR (w.__hops = 0 AND v.{label} = p.{start_label})"
+        cols += [f"v.{q(c)}" for c in columns_of([tslot])]
+        return self._add(
+            f"SELECT {', '.join(cols)} FROM {joined} "
+            f"JOIN ({self._filtered(tbody, tslot, node.target_filter)}) v "
+            f"ON w.__at = v.{q(tslot.property(T.VERTEX_ID_FIELD))} AND ({hopped})",
+            path.slots + [eslot, tslot],
+        )
+
+    def _body_test(self, node: EdgeMatch, slot: Slot) -> str:
+        """Whether the vertex in ``slot`` passes a loop's body: labels and filter."""
+        tests = []
+        if node.via_labels:
+            labels = ", ".join(_string(lab) for lab in node.via_labels)
+            tests.append(f"{q(slot.property(T.LABEL_FIELD))} IN ({labels})")
+        if node.via_filter is not None:
+            tests.append(f"COALESCE({self.condition(node.via_filter, [slot])}, FALSE)")
+        return " AND ".join(tests) or "TRUE"
 
     def graph_label_scan(self, node: GraphLabelScan) -> Relation:
         """A label read as a table: its declared columns, as the Spark path casts them."""
