@@ -58,6 +58,11 @@ class WindowRound:
             return None
         return source.cumulative(self.number) if so_far else source.window(self.number)
 
+    def whole(self, table: TableInfo, so_far: bool) -> bool:
+        """Are those rows every row of the table (a source read as one window)?"""
+        source = self.sources.get(table_key(table))
+        return source is not None and source.is_whole(self.number, so_far)
+
 
 @dataclass(frozen=True)
 class Reads:
@@ -80,6 +85,10 @@ class Reads:
     def table_rows(self, table: TableInfo) -> Any:
         """A scan's rows when the table is read in windows, else None."""
         return None if self.window is None else self.window.rows(table, self.so_far)
+
+    def whole_table(self, table: TableInfo) -> bool:
+        """Does a scan of a table read in windows read all of it here?"""
+        return self.window is not None and self.window.whole(table, self.so_far)
 
     def version_of(self, graph: GraphInfo) -> int | None:
         return self.versions.get(graph_key(graph))

@@ -18,9 +18,12 @@ from pathlib import Path
 from typing import Any
 
 from geaflow_sql.core.catalog import TableInfo
-from geaflow_sql.core.config import TIME_WINDOW_SIZE, WINDOW_SIZE
+from geaflow_sql.core.config import LOCAL_QUERY_MAX_BYTES, TIME_WINDOW_SIZE, WINDOW_SIZE
 from geaflow_sql.core.errors import ConfigError
 from runtime.context import RuntimeContext
+from runtime.held import from_rows, hold
+
+from .scan_cache import SCANS
 
 
 @dataclass(frozen=True)
@@ -139,6 +142,10 @@ class WindowSource:
         """How many rows window ``i`` holds, when known without reading it again."""
         return None
 
+    def is_whole(self, i: int, so_far: bool) -> bool:
+        """Is window ``i`` (or everything up to it) every row of the table?"""
+        return False
+
     def close(self) -> None:
         """Release connections or threads."""
 
@@ -156,35 +163,81 @@ class ReplayableSource(WindowSource):
     ) -> None:
         super().__init__(ctx, table, options, size)
         self.connector = connector
+        self.held: Any = None  # the numbered rows on the driver (Arrow), when small
+        self._rows: Any = None
+
+    def _numbered(self, req: ReadRequest) -> Any:
+        names = [f"c{i}" for i in range(len(self.table.columns))]
+        return self.connector.numbered_rows(self.ctx, req).select(*names, "__pos")
+
+    @property
+    def rows(self) -> Any:
+        """The numbered rows (built when first asked for, in a fused job)."""
+        if self._rows is None:
+            req = ReadRequest(self.table, self.options, tuple(range(len(self.table.columns))))
+            self._rows = self._numbered(req)
+        return self._rows
 
     def prepare(self) -> None:
-        req = ReadRequest(self.table, self.options, tuple(range(len(self.table.columns))))
-        names = [f"c{i}" for i in range(len(self.table.columns))]
-        rows = self.connector.numbered_rows(self.ctx, req).select(*names, "__pos")
         if not self.materialize:
-            # Read once, as one window (a fused job): keep it lazy.
-            self.rows = rows
+            # Read once, as one window (a fused job): kept lazy, and not even
+            # built when the local engine reads the table's kept scan instead.
+            self._rows = None
             self.count = -1
             return
+        req = ReadRequest(self.table, self.options, tuple(range(len(self.table.columns))))
+        rows = self._numbered(req)
+        if self._small(req):
+            # Small local files: the numbered rows are held on the driver
+            # (one job), and each window's frame carries its slice of them
+            # (runtime.held), for the local engine to run the window with no
+            # Spark job.
+            table = rows.toArrow().sort_by("__pos")
+            self.held = table
+            self._rows = from_rows(self.ctx.spark, table, rows.schema)
+            self.count = table.num_rows
+            return
         # Materialised once: windows are ranges of __pos in the stored rows.
-        self.rows = rows.localCheckpoint(eager=True)
-        self.count = self.rows.count()
+        self._rows = rows.localCheckpoint(eager=True)
+        self.count = self._rows.count()
+
+    def _small(self, req: ReadRequest) -> bool:
+        """Is the table a kept scan of local files small enough for the
+        local engine (``geaflow.dsl.query.local.max.bytes``)?"""
+        try:
+            scan = self.connector.read(self.ctx, req)
+        except Exception:  # noqa: BLE001 - the numbered read reports it
+            return False
+        size = SCANS.size_of(self.ctx.spark, scan)
+        return size is not None and size <= self.ctx.config.get_int(LOCAL_QUERY_MAX_BYTES)
 
     def has_window(self, i: int) -> bool:
         if self.size <= 0:
             return i == 0
         return i * self.size < self.count
 
+    def _with_held(self, frame: Any, start: int, stop: int | None) -> Any:
+        """``frame`` (rows start..stop of the numbered rows), with those rows
+        on the driver when the source holds them."""
+        if self.held is None:
+            return frame
+        table = self.held.drop(["__pos"])
+        stop = table.num_rows if stop is None else min(stop, table.num_rows)
+        return hold(frame, table.slice(start, max(0, stop - start)))
+
     def window(self, i: int) -> Any:
         from pyspark.sql import functions as F
 
         if self.size <= 0:
             rows = self.rows if i == 0 else self.rows.where(F.lit(False))
-        else:
-            rows = self.rows.where(
-                (F.col("__pos") >= i * self.size) & (F.col("__pos") < (i + 1) * self.size)
-            )
-        return rows.drop("__pos")
+            return self._with_held(rows.drop("__pos"), 0, None if i == 0 else 0)
+        start, stop = i * self.size, (i + 1) * self.size
+        rows = self.rows.where((F.col("__pos") >= start) & (F.col("__pos") < stop))
+        return self._with_held(rows.drop("__pos"), start, stop)
+
+    def is_whole(self, i: int, so_far: bool) -> bool:
+        # One window of everything (a fused job reads the table once).
+        return self.size <= 0 and (i == 0 or so_far)
 
     def rows_in(self, i: int) -> int | None:
         if self.count < 0:
@@ -197,5 +250,6 @@ class ReplayableSource(WindowSource):
         from pyspark.sql import functions as F
 
         if self.size <= 0:
-            return self.rows.drop("__pos")
-        return self.rows.where(F.col("__pos") < (i + 1) * self.size).drop("__pos")
+            return self._with_held(self.rows.drop("__pos"), 0, None)
+        stop = (i + 1) * self.size
+        return self._with_held(self.rows.where(F.col("__pos") < stop).drop("__pos"), 0, stop)

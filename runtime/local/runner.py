@@ -22,6 +22,7 @@ from runtime.connectors.base import ReadRequest, WriteRequest
 from runtime.connectors.registry import connector_for
 from runtime.connectors.scan_cache import SCANS
 from runtime.env import Env
+from runtime.held import rows_of as held_rows
 from runtime.jobs import LocalRuns
 from runtime.scheduler import ExecutionCycle, RoundOutcome
 from runtime.stores.arrow_parts import label_rows
@@ -144,16 +145,25 @@ def _inputs(env: Env, sizes: dict[int, int]) -> Inputs:
     def inputs(key: Any) -> tuple[Any, list[str], list[Any]]:
         if isinstance(key, TableScan):
             table = key.table
-            if env.reads.table_rows(table) is not None:
-                raise NotLocal("a table read in windows")
             projection = (
                 key.projection if key.projection is not None else tuple(range(len(table.columns)))
             )
+            names = [f"c{i}" for i in range(len(projection))]
+            types = [table.columns[p].type for p in projection]
+            # A table read whole, as one window, is read as its kept scan.
+            window = None if env.reads.whole_table(table) else env.reads.table_rows(table)
+            if window is not None:
+                # A window's rows: those its source holds on the driver.
+                held = held_rows(window)
+                if held is None:
+                    raise NotLocal("a table read in windows whose rows are not on the driver")
+                picked = held.select([held.column_names[p] for p in projection])
+                sizes[id(picked)] = picked.nbytes
+                return HeldRows(picked), names, types
             request = ReadRequest(table, dict(key.options), tuple(projection))
             scan = connector_for(table).read(env.ctx, request)
             kept(scan)
-            names = [f"c{i}" for i in range(len(projection))]
-            return scan, names, [table.columns[p].type for p in projection]
+            return scan, names, types
         graph, label, is_vertex = key
         if env.reads.served(graph, label, is_vertex) is not None:
             raise NotLocal("a graph read at a version")

@@ -39,9 +39,11 @@ from planner.logical import (
     Aggregate,
     CollectSink,
     GraphSink,
+    Join,
     LogicalNode,
     TableScan,
     TableSink,
+    Union,
     walk,
 )
 from planner.physical import ExecutionGroup
@@ -53,6 +55,7 @@ from runtime.errors import translate
 from runtime.evaluator import Evaluator, evaluate
 from runtime.held import rows_of
 from runtime.local.runner import LocalPlan
+from runtime.local.runner import plan as local_plan
 from runtime.local.translate import NotLocal, Translator
 from runtime.plans import GRAPH_READS, PreparedPlan, plan_tables
 from runtime.reads import Reads, WindowRound, graph_key, table_key
@@ -344,6 +347,8 @@ class WindowedJob:
                 return
             frame = evaluate(env, sink.inputs[0], given)
         else:
+            if self._window_on_driver(st, env, sink):
+                return
             # The window's rows; stateful operators add their history.
             frame = evaluate(env, sink.inputs[0], rewrite=emissions)
         if isinstance(sink, CollectSink):
@@ -354,6 +359,24 @@ class WindowedJob:
             st.written += written
         elif isinstance(written, int) and written < 0:
             st.uncounted = True
+
+    def _window_on_driver(self, st: JobStatement, env: Any, sink: LogicalNode) -> bool:
+        """Run a statement over the window's rows alone (no operator adding
+        its history, see emissions.py) on the driver, when its window's rows
+        are held there, the local engine runs it and the driver writes its
+        sink: True when it did (no Spark job)."""
+        if not isinstance(sink, (TableSink, GraphSink)) or any(
+            _adds_history(n) for n in walk(sink)
+        ):
+            return False
+        local = local_plan(env, sink)
+        if not isinstance(local, LocalPlan):
+            return False
+        outcome = local.run()
+        if outcome.table is None or outcome.written is None:
+            return False
+        st.written += outcome.written
+        return True
 
     def _call_on_driver(
         self, st: JobStatement, env: Any, sink: LogicalNode
@@ -478,6 +501,15 @@ class WindowedJob:
                 ],
             }
         )
+
+
+def _adds_history(node: LogicalNode) -> bool:
+    """Does ``node`` emit more than its rows over the window (emissions.py)?"""
+    return (
+        (isinstance(node, Aggregate) and not node.internal)
+        or (isinstance(node, Union) and not node.all)
+        or isinstance(node, Join)
+    )
 
 
 def _no_inputs(key: Any) -> Any:
