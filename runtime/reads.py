@@ -58,6 +58,12 @@ class WindowRound:
             return None
         return source.cumulative(self.number) if so_far else source.window(self.number)
 
+    def held(self, table: TableInfo, so_far: bool) -> Any:
+        """Those rows as an Arrow table when the source holds them on the
+        driver, else None (the source is not read)."""
+        source = self.sources.get(table_key(table))
+        return None if source is None else source.held_rows(self.number, so_far)
+
     def whole(self, table: TableInfo, so_far: bool) -> bool:
         """Are those rows every row of the table (a source read as one window)?"""
         source = self.sources.get(table_key(table))
@@ -85,6 +91,13 @@ class Reads:
     def table_rows(self, table: TableInfo) -> Any:
         """A scan's rows when the table is read in windows, else None."""
         return None if self.window is None else self.window.rows(table, self.so_far)
+
+    def reads_in_windows(self, table: TableInfo) -> bool:
+        return self.window is not None and self.window.reads_table(table)
+
+    def held_table_rows(self, table: TableInfo) -> Any:
+        """A windowed scan's rows held on the driver (Arrow), else None."""
+        return None if self.window is None else self.window.held(table, self.so_far)
 
     def whole_table(self, table: TableInfo) -> bool:
         """Does a scan of a table read in windows read all of it here?"""

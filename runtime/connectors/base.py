@@ -21,7 +21,7 @@ from geaflow_sql.core.catalog import TableInfo
 from geaflow_sql.core.config import LOCAL_QUERY_MAX_BYTES, TIME_WINDOW_SIZE, WINDOW_SIZE
 from geaflow_sql.core.errors import ConfigError
 from runtime.context import RuntimeContext
-from runtime.held import from_rows, hold
+from runtime.held import from_rows
 
 from .scan_cache import SCANS
 
@@ -146,6 +146,11 @@ class WindowSource:
         """Is window ``i`` (or everything up to it) every row of the table?"""
         return False
 
+    def held_rows(self, i: int, so_far: bool) -> Any:
+        """Window ``i``'s rows (or everything up to it) as an Arrow table,
+        when the source holds them on the driver; else None.  Never reads."""
+        return None
+
     def close(self) -> None:
         """Release connections or threads."""
 
@@ -189,9 +194,8 @@ class ReplayableSource(WindowSource):
         rows = self._numbered(req)
         if self._small(req):
             # Small local files: the numbered rows are held on the driver
-            # (one job), and each window's frame carries its slice of them
-            # (runtime.held), for the local engine to run the window with no
-            # Spark job.
+            # (one job), each window a slice of them (held_rows), for the
+            # local engine to run the window with no Spark job.
             table = rows.toArrow().sort_by("__pos")
             self.held = table
             self._rows = from_rows(self.ctx.spark, table, rows.schema)
@@ -216,24 +220,26 @@ class ReplayableSource(WindowSource):
             return i == 0
         return i * self.size < self.count
 
-    def _with_held(self, frame: Any, start: int, stop: int | None) -> Any:
-        """``frame`` (rows start..stop of the numbered rows), with those rows
-        on the driver when the source holds them."""
+    def held_rows(self, i: int, so_far: bool) -> Any:
         if self.held is None:
-            return frame
+            return None
         table = self.held.drop(["__pos"])
-        stop = table.num_rows if stop is None else min(stop, table.num_rows)
-        return hold(frame, table.slice(start, max(0, stop - start)))
+        if self.size <= 0:
+            return table if i == 0 or so_far else table.slice(0, 0)
+        start, stop = (0 if so_far else i * self.size), (i + 1) * self.size
+        stop = min(stop, table.num_rows)
+        return table.slice(start, max(0, stop - start))
 
     def window(self, i: int) -> Any:
         from pyspark.sql import functions as F
 
         if self.size <= 0:
             rows = self.rows if i == 0 else self.rows.where(F.lit(False))
-            return self._with_held(rows.drop("__pos"), 0, None if i == 0 else 0)
-        start, stop = i * self.size, (i + 1) * self.size
-        rows = self.rows.where((F.col("__pos") >= start) & (F.col("__pos") < stop))
-        return self._with_held(rows.drop("__pos"), start, stop)
+        else:
+            rows = self.rows.where(
+                (F.col("__pos") >= i * self.size) & (F.col("__pos") < (i + 1) * self.size)
+            )
+        return rows.drop("__pos")
 
     def is_whole(self, i: int, so_far: bool) -> bool:
         # One window of everything (a fused job reads the table once).
@@ -250,6 +256,5 @@ class ReplayableSource(WindowSource):
         from pyspark.sql import functions as F
 
         if self.size <= 0:
-            return self._with_held(self.rows.drop("__pos"), 0, None)
-        stop = (i + 1) * self.size
-        return self._with_held(self.rows.where(F.col("__pos") < stop).drop("__pos"), 0, stop)
+            return self.rows.drop("__pos")
+        return self.rows.where(F.col("__pos") < (i + 1) * self.size).drop("__pos")

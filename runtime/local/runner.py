@@ -22,7 +22,6 @@ from runtime.connectors.base import ReadRequest, WriteRequest
 from runtime.connectors.registry import connector_for
 from runtime.connectors.scan_cache import SCANS
 from runtime.env import Env
-from runtime.held import rows_of as held_rows
 from runtime.jobs import LocalRuns
 from runtime.scheduler import ExecutionCycle, RoundOutcome
 from runtime.stores.arrow_parts import label_rows
@@ -150,11 +149,10 @@ def _inputs(env: Env, sizes: dict[int, int]) -> Inputs:
             )
             names = [f"c{i}" for i in range(len(projection))]
             types = [table.columns[p].type for p in projection]
-            # A table read whole, as one window, is read as its kept scan.
-            window = None if env.reads.whole_table(table) else env.reads.table_rows(table)
-            if window is not None:
-                # A window's rows: those its source holds on the driver.
-                held = held_rows(window)
+            # A table read whole, as one window, is read as its kept scan;
+            # another window's rows, when its source holds them on the driver.
+            if env.reads.reads_in_windows(table) and not env.reads.whole_table(table):
+                held = env.reads.held_table_rows(table)
                 if held is None:
                     raise NotLocal("a table read in windows whose rows are not on the driver")
                 picked = held.select([held.column_names[p] for p in projection])
