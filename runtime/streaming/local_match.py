@@ -62,14 +62,8 @@ def local_incremental_result(
     shape = match_shape(top)
     if shape is not None and geaflow_traversal(env, shape):
         return None
-    graph = shape.graph if shape is not None else _one_graph(top)
-    if graph is None:
-        return None
-    key = graph_key(graph)
-    if key not in before or key not in now:
-        return None
-    versions = HeldVersions(env, graph, int(before[key]), int(now[key]))
-    if not versions.known:
+    versions = _held(env, shape.graph if shape is not None else _one_graph(top), before, now)
+    if versions is None:
         return None
     try:
         if not versions.written_edges and not versions.written_vertices:
@@ -95,18 +89,26 @@ def local_whole_result(env: Env, top: LogicalNode, now: dict[str, int]) -> Any |
     table of the Spark path's types, or None to leave it to Spark."""
     if engine_setting(env.ctx.config) == "distributed":
         return None
-    graph = _one_graph(top)
-    key = graph_key(graph) if graph is not None else None
-    if key is None or key not in now:
-        return None
-    versions = HeldVersions(env, graph, int(now[key]), int(now[key]))
-    if not versions.known:
+    versions = _held(env, _one_graph(top), now, now)
+    if versions is None:
         return None
     try:
         rows = _run(versions, top, {}, NEW)
     except NotLocal:
         return None
     return typed(rows, top.schema)
+
+
+def _held(env: Env, graph: Any, before: dict[str, int], now: dict[str, int]) -> HeldVersions | None:
+    """``graph`` at the versions ``before`` and ``now`` give it, held on the
+    driver; None when either is unknown or the store does not hold them."""
+    if graph is None:
+        return None
+    key = graph_key(graph)
+    if key not in before or key not in now:
+        return None
+    versions = HeldVersions(env, graph, int(before[key]), int(now[key]))
+    return versions if versions.known else None
 
 
 class HeldVersions:
