@@ -175,12 +175,14 @@ class ReplayableSource(WindowSource):
         names = [f"c{i}" for i in range(len(self.table.columns))]
         return self.connector.numbered_rows(self.ctx, req).select(*names, "__pos")
 
+    def _request(self) -> ReadRequest:
+        return ReadRequest(self.table, self.options, tuple(range(len(self.table.columns))))
+
     @property
     def rows(self) -> Any:
         """The numbered rows (built when first asked for, in a fused job)."""
         if self._rows is None:
-            req = ReadRequest(self.table, self.options, tuple(range(len(self.table.columns))))
-            self._rows = self._numbered(req)
+            self._rows = self._numbered(self._request())
         return self._rows
 
     def prepare(self) -> None:
@@ -190,14 +192,14 @@ class ReplayableSource(WindowSource):
             self._rows = None
             self.count = -1
             return
-        req = ReadRequest(self.table, self.options, tuple(range(len(self.table.columns))))
+        req = self._request()
         rows = self._numbered(req)
         if self._small(req):
             # Small local files: the numbered rows are held on the driver
             # (one job), each window a slice of them (held_rows), for the
             # local engine to run the window with no Spark job.
             table = rows.toArrow().sort_by("__pos")
-            self.held = table
+            self.held = table.drop(["__pos"])  # in order: a window is a slice
             self._rows = from_rows(self.ctx.spark, table, rows.schema)
             self.count = table.num_rows
             return
@@ -221,9 +223,9 @@ class ReplayableSource(WindowSource):
         return i * self.size < self.count
 
     def held_rows(self, i: int, so_far: bool) -> Any:
-        if self.held is None:
+        table = self.held
+        if table is None:
             return None
-        table = self.held.drop(["__pos"])
         if self.size <= 0:
             return table if i == 0 or so_far else table.slice(0, 0)
         start, stop = (0 if so_far else i * self.size), (i + 1) * self.size

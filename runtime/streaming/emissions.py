@@ -52,6 +52,16 @@ _DELTA_EXACT = {
 }
 
 
+def adds_history(node: LogicalNode) -> bool:
+    """May ``node`` emit other than its rows over the window alone (the
+    cases ``emissions`` treats: an aggregation, DISTINCT union or join)?"""
+    return (
+        (isinstance(node, Aggregate) and not node.internal)
+        or (isinstance(node, Union) and not node.all)
+        or isinstance(node, Join)
+    )
+
+
 def emissions(env: Env, node: LogicalNode, frame: Any, inputs: list[Any]) -> Any:
     """``node``'s emission in this window, given its frame over the window's
     rows (``frame``, built from its inputs' emissions ``inputs``)."""

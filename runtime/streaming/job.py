@@ -39,11 +39,9 @@ from planner.logical import (
     Aggregate,
     CollectSink,
     GraphSink,
-    Join,
     LogicalNode,
     TableScan,
     TableSink,
-    Union,
     walk,
 )
 from planner.physical import ExecutionGroup
@@ -64,7 +62,7 @@ from runtime.stores.arrow_parts import write_part_file
 from runtime.stores.persistent import restore_stores
 
 from .checkpoint import JobCheckpoint, fingerprint, truncate_sinks
-from .emissions import emissions
+from .emissions import adds_history, emissions
 from .fusion import can_fuse_windows
 from .incremental_match import incremental_result
 from .local_match import local_incremental_result, local_whole_result
@@ -365,9 +363,7 @@ class WindowedJob:
         its history, see emissions.py) on the driver, when its window's rows
         are held there, the local engine runs it and the driver writes its
         sink: True when it did (no Spark job)."""
-        if not isinstance(sink, (TableSink, GraphSink)) or any(
-            _adds_history(n) for n in walk(sink)
-        ):
+        if not isinstance(sink, (TableSink, GraphSink)) or any(adds_history(n) for n in walk(sink)):
             return False
         local = local_plan(env, sink)
         if not isinstance(local, LocalPlan):
@@ -501,15 +497,6 @@ class WindowedJob:
                 ],
             }
         )
-
-
-def _adds_history(node: LogicalNode) -> bool:
-    """Does ``node`` emit more than its rows over the window (emissions.py)?"""
-    return (
-        (isinstance(node, Aggregate) and not node.internal)
-        or (isinstance(node, Union) and not node.all)
-        or isinstance(node, Join)
-    )
 
 
 def _no_inputs(key: Any) -> Any:
