@@ -27,7 +27,9 @@ INSERT INTO g{n}.person VALUES ({n}, 'only-in-g{n}');
 
 
 def run_threads(work) -> list:
-    barrier = threading.Barrier(THREADS)
+    # A thread that fails before the barrier breaks it for the others (a
+    # BrokenBarrierError after the timeout), never a hang.
+    barrier = threading.Barrier(THREADS, timeout=120)
     with ThreadPoolExecutor(THREADS) as pool:
         return list(pool.map(lambda i: work(i, barrier), range(THREADS)))
 

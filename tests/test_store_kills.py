@@ -207,6 +207,8 @@ def test_a_window_killed_between_its_two_graphs_is_finished_by_the_next_reader(s
         time.sleep(0.02)
     manifests = [root / "default" / name / "manifest.json" for name in ("ga", "gb")]
     while not any(m.exists() for m in manifests):
+        assert proc.poll() is None, proc.communicate()[1]
+        assert time.monotonic() < deadline, "the first graph was never published"
         time.sleep(0.02)
     proc.send_signal(signal.SIGKILL)
     proc.wait(30)
