@@ -184,12 +184,14 @@ def full_by_window(spark, tmp_path_factory) -> list[dict[str, Counter[str]]]:
 def spy(monkeypatch):
     """Per query: which path answered each window: ``local`` (local_match.py,
     on the driver), ``spark`` (incremental_match.py) or None (full re-match;
-    for a statement emitting its whole result, None: on Spark)."""
+    for a statement emitting its whole result, None: on Spark).  A
+    graph-delta statement's first window (its whole result) is listed apart,
+    under ``<query>@first``."""
     import runtime.streaming.job as job
     from planner.logical import TableSink, walk
 
     answered: dict[str, list[str | None]] = {name: [] for name in QUERIES}
-    current: list[str] = [""]
+    current: list[str] = ["", ""]
     real_run = job.WindowedJob.run_statement
     real_local, real_spark = job.local_incremental_result, job.incremental_result
     real_whole = job.local_whole_result
@@ -197,6 +199,7 @@ def spy(monkeypatch):
     def run_statement(self, st, window):
         sinks = [n for n in walk(st.plan) if isinstance(n, TableSink)]
         current[0] = sinks[0].table.name.lower().removeprefix("out_") if sinks else ""
+        current[1] = st.mode
         return real_run(self, st, window)
 
     def local_result(env, top, before, now):
@@ -214,7 +217,8 @@ def spy(monkeypatch):
 
     def whole_result(env, top, now):
         out = real_whole(env, top, now)
-        answered.setdefault(current[0], []).append("local" if out is not None else None)
+        key = current[0] if current[1] == job.FULL else f"{current[0]}@first"
+        answered.setdefault(key, []).append("local" if out is not None else None)
         return out
 
     monkeypatch.setattr(job, "local_incremental_result", local_result)
@@ -371,18 +375,41 @@ def _generated_job(spark, folder: Path, queries, conf) -> list[list[list[str]]]:
     return [windows_of(folder / f"out{k}.txt") for k in range(len(queries))]
 
 
-@pytest.mark.parametrize("seed", range(3))
-def test_the_driver_path_emits_what_sparks_path_emits_window_by_window(spark, tmp_path, spy, seed):
+# (seed, GeaFlow's incremental traversal on): with it, each window's rows
+# are the paths rooted near its changes, walked back from them on the
+# driver in Arrow (local_match._geaflow_rows) or on Spark.
+DRIVER_CASES = [(0, False), (1, False), (2, False), (3, True), (4, True)]
+
+
+@pytest.mark.parametrize(("seed", "traversal"), DRIVER_CASES)
+def test_the_driver_path_emits_what_sparks_path_emits_window_by_window(
+    spark, tmp_path, spy, monkeypatch, seed, traversal
+):
     import random
 
+    import runtime.streaming.local_match as local_match
+
+    walks = []
+    real_walk = local_match._geaflow_rows
+
+    def counted(*args):
+        walks.append(1)
+        return real_walk(*args)
+
+    monkeypatch.setattr(local_match, "_geaflow_rows", counted)
     rng = random.Random(seed)
     queries = _generated(rng, tmp_path / "local")
     _generated(random.Random(seed), tmp_path / "spark")
-    local = _generated_job(spark, tmp_path / "local", queries, ENGINES["local"])
+    flag = {"geaflow.dsl.graph.enable.incr.traversal": str(traversal).lower()}
+    local = _generated_job(spark, tmp_path / "local", queries, {**ENGINES["local"], **flag})
     assert any(a == "local" for answers in spy.values() for a in answers), spy
     # The last query, not a chain, was answered on the driver past window 1.
     whole = spy.get(f"out{len(queries) - 1}", [])
     assert whole and set(whole) == {"local"}, str(sorted(spy.items()))
-    on_spark = _generated_job(spark, tmp_path / "spark", queries, ENGINES["spark"])
+    # Every statement's first window, its whole result, too.
+    firsts = {k: v for k, v in spy.items() if k.endswith("@first")}
+    assert firsts and all(v == ["local"] for v in firsts.values()), firsts
+    assert bool(walks) == traversal, "GeaFlow's traversal ran on the driver"
+    on_spark = _generated_job(spark, tmp_path / "spark", queries, {**ENGINES["spark"], **flag})
     for (_, query), mine, theirs in zip(queries, local, on_spark, strict=True):
         assert [Counter(w) for w in mine] == [Counter(w) for w in theirs], query

@@ -23,16 +23,10 @@ from runtime.algorithms.local_graph import EDGE_PROP, KIND, LABEL, VERTEX_PROP, 
 from runtime.algorithms.options import run_options
 from runtime.algorithms.registry import implementation
 
-from .types import NotLocal, widens
+from .types import NotLocal, arrow_type, widens
 
 # (label info, is a vertex label, its columns, their GeaFlow types)
 Label = tuple[Any, bool, list[str], list[Any]]
-
-
-def _arrow_type(t: Any) -> Any:
-    from pyspark.sql.pandas.types import to_arrow_type
-
-    return to_arrow_type(T.to_spark_type(t))
 
 
 def local_call(node: Any, config: Any, labels: list[Label]) -> Callable[[list[Any]], Any]:
@@ -65,7 +59,7 @@ def local_call(node: Any, config: Any, labels: list[Label]) -> Callable[[list[An
         _layout(info, is_vertex, cols, types, needs, id_type, vprops, eprops)
         for info, is_vertex, cols, types in labels
     ]
-    out_types = [_arrow_type(f.type) for f in node.schema]
+    out_types = [arrow_type(f.type) for f in node.schema]
 
     def call(tables: list[Any]) -> Any:
         import pyarrow as pa
@@ -114,7 +108,7 @@ def _layout(
             raise NotLocal(f"a cast of {types[i]} to {target}")
         return i
 
-    id_arrow = _arrow_type(id_type)
+    id_arrow = arrow_type(id_type)
     if is_vertex:
         a = checked(index(info.id_field), id_type)
         b = None
@@ -146,7 +140,7 @@ def _layout(
         n = table.num_rows
 
         def column(i: int | None, t: Any) -> Any:
-            arrow = _arrow_type(t)
+            arrow = arrow_type(t)
             return pa.nulls(n, arrow) if i is None else table.column(i).cast(arrow)
 
         cols = {
@@ -160,7 +154,7 @@ def _layout(
             ),
         }
         vertex_cols = {name: column(i, t) for name, i, t in props}
-        missing = {name: pa.nulls(n, _arrow_type(t)) for name, t in other}
+        missing = {name: pa.nulls(n, arrow_type(t)) for name, t in other}
         if is_vertex:
             cols.update(vertex_cols)
             cols.update(missing)

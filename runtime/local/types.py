@@ -7,6 +7,13 @@ from typing import Any
 from geaflow_sql.core import types as T
 
 
+def arrow_type(t: Any) -> Any:
+    """The Arrow type of a GeaFlow type (as Spark's Arrow transfer makes it)."""
+    from pyspark.sql.pandas.types import to_arrow_type
+
+    return to_arrow_type(T.to_spark_type(t))
+
+
 class NotLocal(Exception):
     """The plan has something the local engine does not run the same way."""
 

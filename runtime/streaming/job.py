@@ -297,32 +297,36 @@ class WindowedJob:
         if st.mode == GRAPH_DELTA:
             now_versions = self._graph_versions(st.plan)
             now = env.with_reads(so_far.at_versions(now_versions))
-            # Only the paths near what was written since: on the driver when the
-            # store holds the graph there (local_match.py), else on Spark
-            # (incremental_match.py).
+            top = sink.inputs[0]
+            # On the driver when the store holds the graph there (local_match.py):
+            # the whole result in the first window, the rows new since then after.
+            rows = (
+                local_incremental_result(now, top, st.versions, now_versions)
+                if st.versions
+                else local_whole_result(now, top, now_versions)
+            )
+            if rows is not None and self._write_rows(st, sink, rows):
+                st.versions = now_versions
+                st.last_result = None
+                return
             frame = None
-            if st.versions:
-                rows = local_incremental_result(now, sink.inputs[0], st.versions, now_versions)
-                if rows is not None and self._write_rows(st, sink, rows):
-                    st.versions = now_versions
-                    st.last_result = None
-                    return
-                frame = (
-                    incremental_result(now, sink.inputs[0], st.versions, now_versions)
-                    if rows is None
-                    else frame_of(self.ctx.spark, rows, sink.inputs[0].schema)
-                )
+            if rows is not None:
+                frame = frame_of(self.ctx.spark, rows, top.schema)
+            elif st.versions:
+                # Only the paths near what was written since, on Spark
+                # (incremental_match.py).
+                frame = incremental_result(now, top, st.versions, now_versions)
             if frame is not None:
                 st.last_result = None
             else:
                 # The result on this version, kept for the next window's difference.
-                current = evaluate(now, sink.inputs[0]).localCheckpoint(eager=True)
+                current = evaluate(now, top).localCheckpoint(eager=True)
                 previous = st.last_result
                 if previous is None and st.versions:
                     # After a restart or an incremental window: the result on the
                     # previous version.
                     before = env.with_reads(so_far.at_versions(st.versions))
-                    previous = evaluate(before, sink.inputs[0])
+                    previous = evaluate(before, top)
                 st.last_result = current
                 frame = current if previous is None else current.exceptAll(previous)
             st.versions = now_versions

@@ -25,8 +25,12 @@ both versions, and the local engine translates the statement
   take: a loop, a cycle closed on a bound vertex, an aggregate): the full
   difference, as for a written vertex.
 
+* **GeaFlow's incremental traversal** (``geaflow.dsl.graph.enable.incr.traversal``,
+  see ``incremental_match``): the walk back from what the window touched, in
+  Arrow, and the statement on the current version from the roots reached.
+
 Anything else returns None and ``incremental_match`` (Spark) runs instead:
-GeaFlow's incremental traversal, a label not held,
+a label not held,
 inputs over ``geaflow.dsl.query.local.max.bytes``, a query the local engine
 does not translate, or a DuckDB error.
 """
@@ -42,6 +46,7 @@ from runtime.env import Env
 from runtime.local.inputs import HeldRows
 from runtime.local.runner import LocalPlan, database, engine_setting, typed
 from runtime.local.translate import NotLocal, Translator
+from runtime.local.types import arrow_type
 from runtime.plans import GRAPH_READS
 from runtime.reads import graph_key
 from runtime.stores.arrow_parts import label_rows
@@ -60,15 +65,15 @@ def local_incremental_result(
     if engine_setting(env.ctx.config) == "distributed":
         return None
     shape = match_shape(top)
-    if shape is not None and geaflow_traversal(env, shape):
-        return None
     versions = _held(env, shape.graph if shape is not None else _one_graph(top), before, now)
     if versions is None:
         return None
     try:
         if not versions.written_edges and not versions.written_vertices:
             return _empty(top)
-        if shape is None or versions.written_vertices:
+        if shape is not None and geaflow_traversal(env, shape):
+            rows = _geaflow_rows(versions, shape)
+        elif shape is None or versions.written_vertices:
             rows = _difference(versions, top)
         else:
             terms = _terms(versions, shape)
@@ -176,19 +181,40 @@ class HeldVersions:
         return held, [c.name for c in info.fields], [c.type for c in info.fields]
 
     def _kept(self, label: str, tag: str) -> HeldRows:
-        """The previous version's vertices of a label, only those whose ids
-        ``kept_ids[tag]`` holds."""
+        """A version's vertices of a label (the tag ``roots:<version>:<name>``
+        says which), only those whose ids ``kept_ids[tag]`` holds."""
         import pyarrow.compute as pc
 
         key = (label.lower(), True, tag)
         if key not in self._rows:
             info = self.store.info(label, True)
-            old = self._label(label, True, OLD)
-            assert old is not None
-            ids = old.table.column(info.id_field)
+            base = self._label(label, True, tag.split(":")[1])
+            assert base is not None
+            ids = base.table.column(info.id_field)
             keep = pc.is_in(ids, value_set=self.kept_ids[tag].cast(ids.type))
-            self._rows[key] = HeldRows(old.table.filter(keep))
+            self._rows[key] = HeldRows(base.table.filter(keep))
         return self._rows[key]
+
+    def ids(self, label: str, tag: str) -> Any:
+        """The ids of a vertex label's rows at ``tag``, of the graph's id type."""
+        info = self.graph.vertex(label)
+        held = self._label(label, True, tag)
+        assert held is not None
+        return _as_ids(held.table.column(info.id_field), self.graph)
+
+    def pairs(self, labels: tuple[str, ...] | list[str], tag: str) -> tuple[Any, Any]:
+        """The (source, target) ids of the edges of some labels (all when
+        empty) at ``tag``."""
+        import pyarrow as pa
+
+        srcs, dsts = [], []
+        for label in labels or [e.label for e in self.graph.edges]:
+            info = self.graph.edge(label)
+            held = self._label(label, False, tag)
+            assert held is not None
+            srcs.append(_as_ids(held.table.column(info.src_field), self.graph))
+            dsts.append(_as_ids(held.table.column(info.dst_field), self.graph))
+        return pa.chunked_array(srcs), pa.chunked_array(dsts)
 
 
 def _run(
@@ -265,12 +291,86 @@ def _new_distinct_rows(
         node = shape.root if field == 0 else shape.producer(field)
         if node is None or (id(node), True) in tags:
             continue
-        tag = f"{ROOTS}:{field}"
+        tag = f"{ROOTS}:{OLD}:{field}"
         versions.kept_ids[tag] = touched.column(f"c{i}.{T.VERTEX_ID_FIELD}").unique()
         tags[(id(node), True)] = tag
     previous = _run(versions, distinct, tags, OLD, flat=True)
     new_rows = _sql("SELECT * FROM a EXCEPT SELECT * FROM b", a=touched, b=previous)
     return _run(versions, shape.top, {}, NEW, rows={id(distinct): new_rows})
+
+
+def _geaflow_rows(versions: HeldVersions, shape: MatchShape) -> Any:
+    """GeaFlow's incremental traversal (``incremental_match._geaflow_rows``,
+    whose docstring gives the rule) on the driver: every path of the current
+    graph rooted at the vertices reached by walking back ``hops - 1`` steps
+    from the ones the window touched, plus the roots of paths through the
+    written vertices."""
+    touched = [versions.ids(lab, DELTA) for lab in versions.written_vertices]
+    for label in versions.written_edges:
+        touched += list(versions.pairs([label], DELTA))
+    frontier = _distinct(touched)
+    reached = [frontier]
+    linear = shape.is_linear()
+    for hop in reversed(shape.hops[:-1]):
+        # Back over an OUT hop is along in-edges: the pairs ending here.
+        pairs = _oriented(versions.pairs((), NEW), hop.direction if linear else "BOTH")
+        frontier = _step_back(frontier, pairs)
+        reached.append(frontier)
+    for field, labels in shape.vertex_reads():
+        written = [
+            lab for lab in (labels or versions.written_vertices) if lab in versions.written_vertices
+        ]
+        if not written:
+            continue
+        ids = _distinct([versions.ids(lab, DELTA) for lab in written])
+        while field != 0:  # the exact walk back to the first vertex
+            producer = shape.producer(field)
+            assert producer is not None and producer.source is not None, field
+            back = _oriented(versions.pairs(producer.edge_labels, NEW), producer.direction)
+            ids = _step_back(ids, back)
+            field = producer.source
+        reached.append(ids)
+    tag = f"{ROOTS}:{NEW}:geaflow"
+    versions.kept_ids[tag] = _distinct(reached)
+    return _run(versions, shape.top, {(id(shape.root), True): tag}, NEW)
+
+
+def _as_ids(column: Any, graph: Any) -> Any:
+    """A column of vertex ids cast to the graph's id type."""
+    target = arrow_type(graph.vertex_type().field_type(T.VERTEX_ID_FIELD))
+    try:
+        return column.cast(target)
+    except Exception as err:  # noqa: BLE001 - an id that does not cast: Spark's path
+        raise NotLocal(f"vertex ids of type {column.type}") from err
+
+
+def _distinct(arrays: list[Any]) -> Any:
+    import pyarrow as pa
+
+    chunks = [c for a in arrays for c in (a.chunks if isinstance(a, pa.ChunkedArray) else [a])]
+    if not chunks:
+        return pa.array([], pa.int64())
+    return pa.chunked_array(chunks).unique()
+
+
+def _oriented(pairs: tuple[Any, Any], direction: str) -> tuple[Any, Any]:
+    """(from, to) as a hop walks the edges (``match_views.oriented``)."""
+    import pyarrow as pa
+
+    src, dst = pairs
+    if direction == "OUT":
+        return src, dst
+    if direction == "IN":
+        return dst, src
+    return pa.chunked_array(src.chunks + dst.chunks), pa.chunked_array(dst.chunks + src.chunks)
+
+
+def _step_back(ids: Any, pairs: tuple[Any, Any]) -> Any:
+    """The ids the pairs leave from to arrive at ``ids``."""
+    import pyarrow.compute as pc
+
+    src, dst = pairs
+    return src.filter(pc.is_in(dst, value_set=ids)).unique()
 
 
 def _empty(top: LogicalNode) -> Any:
