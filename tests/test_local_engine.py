@@ -225,6 +225,24 @@ def test_generated_match_and_sql_give_the_same_rows_on_both_engines(session, see
         both(session, query, ordered)
 
 
+@pytest.mark.parametrize("seed", range(3))
+def test_request_tables_give_the_same_rows_on_both_engines(session, seed):
+    # Each request row starts its own paths: joined to its vertices by id, or
+    # (a filter reading both, no id equality) to every vertex the filter keeps.
+    rng = random.Random(500 + seed)
+    tag = f"r{seed}"
+    _graph_files(session.folder, rng, tag)
+    _declare_graph(session, tag)
+    k = rng.randint(0, 60)
+    requests = f"WITH p AS (SELECT id, age FROM person_{tag} WHERE age > {k})"
+    for match in (
+        "MATCH (a WHERE a.age < p.age)-[e:knows]->(b) RETURN p.id, a.id, e.weight, b.id",
+        f"MATCH (a WHERE a.id = p.id)-[e]->(b WHERE b.age > {k}) RETURN p.id, b.id",
+        "MATCH (a WHERE a.age + p.age > 60 AND a.id <> p.id) RETURN p.id, a.id, a.name",
+    ):
+        both(session, f"{requests} {match}")
+
+
 @pytest.fixture(scope="module")
 def people(session):
     """The module's session, with a text table ``people`` (id, name, age, w) with empty fields."""
@@ -264,7 +282,7 @@ def test_a_changed_file_is_read_again(session):
         ("SELECT id / 2 FROM people", "expression"),
         ("SELECT sum(w) FROM people", "aggregate SUM of float"),
         ("SELECT a.id FROM people a, people b", "cross join"),
-        ("SELECT CAST(w AS int) FROM people", "cast"),
+        ("SELECT CAST(name AS double) FROM people", "cast"),
     ],
 )
 def test_what_the_local_engine_does_not_run_the_same_way_runs_distributed(people, query, reason):
@@ -301,6 +319,72 @@ def test_an_integer_overflow_gives_sparks_answer(session):
     assert result.extra["engine"].startswith("distributed: the local engine failed")
     assert sorted(result.collect()) == [(-2147483648,), (2,)]
     session.execute("SET geaflow.dsl.query.engine = auto")
+
+
+def _cast_inputs(rng: random.Random) -> list[str]:
+    """Lines ``text,integer,double`` for casts that may lose values: numbers
+    with signs, fractions, spaces and junk; integers and doubles at and past
+    each integer type's bounds."""
+    texts = ["0", "-0", "+7", "007", " 5", "5\t", "5.", "5.9", "-5.9", ".5", ".", "-.", "+"]
+    texts += ["", "-", "1e3", "0x10", "1_000", "12a", "--1", "1.2.3", "\u0665", "\uff15"]
+    texts += [str(b + d) for b in (2**7, 2**15, 2**31, 2**63) for d in (-1, 0)]
+    texts += [str(-b + d) for b in (2**7, 2**15, 2**31, 2**63) for d in (0, -1)]
+    texts += [
+        "".join(rng.choice("0123456789+-. \te") for _ in range(rng.randint(1, 6)))
+        for _ in range(60)
+    ]
+    ints = [
+        0,
+        -1,
+        127,
+        128,
+        -129,
+        2**15,
+        2**31 - 1,
+        2**31,
+        -(2**31) - 1,
+        2**40 + 3,
+        2**63 - 1,
+        -(2**63),
+    ]
+    ints += [rng.randint(-(2**63), 2**63 - 1) for _ in range(40)]
+    doubles = [
+        "NaN",
+        "Infinity",
+        "-Infinity",
+        "0.0",
+        "-0.5",
+        "1.5",
+        "127.9",
+        "-128.9",
+        "2147483647.5",
+    ]
+    doubles += ["-2147483649.0", "9.3E18", "-9.3E18", "1.0E30"]
+    doubles += [repr(rng.uniform(-3e9, 3e9)) for _ in range(40)]
+    n = max(len(texts), len(ints), len(doubles))
+    return [
+        f"{texts[k % len(texts)]},{ints[k % len(ints)]},{doubles[k % len(doubles)]}"
+        for k in range(n)
+    ]
+
+
+def test_casts_that_may_lose_values_give_sparks_answers(session):
+    # Spark's non-ANSI CAST, which the Spark path runs: a string is a number
+    # or NULL, a wider integer wraps, a float truncates and saturates.
+    path = session.folder / "casts.txt"
+    path.write_text("".join(line + "\n" for line in _cast_inputs(random.Random(5))), "utf-8")
+    session.execute(
+        f"CREATE TABLE casts (s varchar, i bigint, d double) "
+        f"WITH (type='file', geaflow.dsl.file.path='{path}')"
+    )
+    columns = ["s", "i"]  # (not d: NaN is not equal to itself)
+    for source in ("s", "i", "d"):
+        columns += [f"CAST({source} AS {t})" for t in ("tinyint", "smallint", "int", "bigint")]
+    rows = both(session, f"SELECT {', '.join(columns)} FROM casts")
+    # Some of each kind of answer: numbers, NULLs from junk, wrapped values.
+    assert any(r[2] is None for r in rows) and any(r[5] == 5 for r in rows)
+    assert any(r[6] is not None and r[6] != r[1] for r in rows)
+    assert {r[13] for r in rows} >= {0, 2**63 - 1, -(2**63)}  # NaN, saturated
 
 
 def test_a_local_result_is_also_a_dataframe(people):
@@ -661,6 +745,17 @@ USE GRAPH gw_{tag};
 INSERT INTO gw_{tag}.node SELECT s FROM es_{tag} WHERE s IS NOT NULL;
 INSERT INTO gw_{tag}.link SELECT s, t, w FROM es_{tag};
 INSERT INTO copied_{tag} SELECT s, t, w * 2 FROM es_{tag} WHERE t > 2 OR w IS NULL;
+CREATE TABLE answered_{tag} (r bigint, a bigint, b bigint)
+  WITH (type='file', geaflow.dsl.file.path='out_{tag}/answered.txt');
+{requests}
+"""
+# Requests streamed from the table, answered on the graph as each window
+# leaves it (a job with them runs window by window, never fused).
+REQUESTS = """
+INSERT INTO answered_{tag} SELECT * FROM (
+  WITH p AS (SELECT s, t FROM es_{tag})
+  MATCH (a WHERE a.id > p.t)-[e:link]->(b) RETURN p.s, a.id, b.id
+);
 """
 
 
@@ -671,7 +766,7 @@ def test_windowed_statements_over_a_small_file_run_on_the_driver(
     """A windowed job over a small local file: with a checkpoint each window
     is its own round, and the source holds its numbered rows on the driver
     (one Spark job before the first), so every window's statements run
-    there; without one the windows are fused and read as the table's kept
+    there (requests answered on the graph, too); without one the windows are fused and read as the table's kept
     scan.  The files and graph they write are Spark's, line for line."""
     import runtime.streaming.job as job
 
@@ -707,7 +802,8 @@ def test_windowed_statements_over_a_small_file_run_on_the_driver(
         tag = f"{engine[0]}{int(checkpointed)}"
         write(session.folder / f"es_{tag}.txt", lines)
         checkpoint = f"SET geaflow.dsl.checkpoint.dir = 'ck_{tag}';" if checkpointed else ""
-        script = WINDOWED.format(checkpoint=checkpoint, engine=engine, tag=tag)
+        requests = REQUESTS.format(tag=tag) if checkpointed else ""
+        script = WINDOWED.format(checkpoint=checkpoint, engine=engine, tag=tag, requests=requests)
         if engine == "auto":
             monkeypatch.setattr(job.WindowedJob, "run_round", counted_round)
             monkeypatch.setattr(ReplayableSource, "window", counted_window)
@@ -715,11 +811,15 @@ def test_windowed_statements_over_a_small_file_run_on_the_driver(
         own.execute(script)
         monkeypatch.undo()
         copied = (session.folder / f"out_{tag}" / "copied.txt").read_text().splitlines()
+        answered = session.folder / f"out_{tag}" / "answered.txt"
+        answered = answered.read_text().splitlines() if answered.exists() else []
         links = own.sql("MATCH (a)-[e:link]->(b) RETURN a.id, b.id, e.w").collect()
-        written[engine] = (copied, sorted(links, key=repr))
+        written[engine] = (copied, sorted(links, key=repr), sorted(answered))
     assert written["auto"] == written["distributed"]
     # (t > 2 or no w: 4 rows; links between written nodes: all but 7->8)
     assert len(written["auto"][0]) == 4 and len(written["auto"][1]) == 6
+    # Requests answered on the graph as each window left it, on the driver.
+    assert bool(written["auto"][2]) == checkpointed
     # Held rows: no job in a window.  Fused: one round, a job copying the
     # kept scan for each set of columns read (s alone; s, t and w).
     assert jobs_per_round == ([0, 0, 0] if checkpointed else [2])

@@ -60,7 +60,7 @@ from runtime.operators.literal_rows import python_rows
 
 from .algorithms import local_call
 from .inputs import HeldRows
-from .types import FLOATS, NotLocal, duck_type, family, widens
+from .types import FLOATS, NotLocal, duck_type, family, narrowing_cast, widens
 
 
 def q(name: str) -> str:
@@ -561,16 +561,18 @@ class Translator:
             where = f" WHERE {cond}" if cond else ""
             return self._add(f"SELECT * FROM ({body}){where}", [slot])
         base = self._input(node)
-        if node.id_key is None:
-            raise NotLocal("a vertex scan joined to every path")
-        key = base.slots[node.id_key]
-        if key.properties:
-            raise NotLocal("a vertex id held as an element")
         slots = base.slots + [slot]
-        joined = (
-            f"SELECT * FROM {base.name} p JOIN ({body}) v "
-            f"ON p.{q(key.column)} = v.{q(slot.property(T.VERTEX_ID_FIELD))}"
-        )
+        if node.id_key is None:
+            # Every input row with every vertex its filter (reading both) keeps.
+            joined = f"SELECT * FROM {base.name} p, ({body}) v"
+        else:
+            key = base.slots[node.id_key]
+            if key.properties:
+                raise NotLocal("a vertex id held as an element")
+            joined = (
+                f"SELECT * FROM {base.name} p JOIN ({body}) v "
+                f"ON p.{q(key.column)} = v.{q(slot.property(T.VERTEX_ID_FIELD))}"
+            )
         if node.filter is not None:
             joined += f" WHERE {self.condition(node.filter, slots)}"
         return self._add(joined, slots, base.ordered)
@@ -828,9 +830,12 @@ class Translator:
             target = type_of(e)
             if fa == "null":
                 return f"CAST(NULL AS {duck_type(target)})", family(target)
-            if not widens(source, target):
+            if widens(source, target):
+                return f"CAST({a} AS {duck_type(target)})", family(target)
+            narrowed = narrowing_cast(a, source, target)
+            if narrowed is None:
                 raise NotLocal(f"a cast of {source} to {target}")
-            return f"CAST({a} AS {duck_type(target)})", family(target)
+            return narrowed, family(target)
         raise NotLocal(f"expression {type(e).__name__}")
 
     def _literal(self, e: exp.Literal) -> tuple[str, str]:

@@ -254,11 +254,11 @@ class MemoryStore:
     def local_parts(self, env: Env, label: str, is_vertex: bool) -> tuple[list[Any], bool] | None:
         """The label's parts as Arrow rows (with ``__w``, ``__r``) and whether
         they already hold one row per vertex id, when every part is held on
-        the driver; else None.  Batch reads of labels written by INSERT only
-        (a USING table is read by ``kept_rows``)."""
-        if env.reads.window is not None or env.reads.versions:
-            return None
-        return self.held_rows(label, is_vertex, self.writes)
+        the driver; else None.  The version the reads ask for (the current one
+        by default); labels written by INSERT only (a USING table is read by
+        ``kept_rows``)."""
+        wanted = env.reads.version_of(self.graph)
+        return self.held_rows(label, is_vertex, self.writes if wanted is None else wanted)
 
     def held_rows(
         self, label: str, is_vertex: bool, version: int, limit: int = 1 << 62

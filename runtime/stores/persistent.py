@@ -240,11 +240,16 @@ class PersistentStore:
     ) -> tuple[list[Any], bool] | None:
         """The label's parts as Arrow rows (with ``__w``, ``__r``; read from
         their files, no Spark job) and False (vertex parts are not one row per
-        id), when they hold at most ``limit`` bytes on disk; else None.  Batch
-        reads of the current version only."""
-        if env.reads.window is not None or env.reads.versions:
+        id), when they hold at most ``limit`` bytes on disk; else None.  The
+        version the reads ask for (the current one by default), as ``frame``
+        reads it; not a USING label in a windowed job (its table's rows so far)."""
+        if env.windowed and self.info(label, is_vertex).using:
             return None
-        return self._held(label, is_vertex, self.manifest(), limit)
+        wanted = env.reads.version_of(self.graph)
+        manifest = self.manifest() if wanted is None else self.history.get(wanted)
+        if manifest is None:
+            return None
+        return self._held(label, is_vertex, manifest, limit)
 
     def held_rows(
         self, label: str, is_vertex: bool, version: int, limit: int

@@ -345,7 +345,7 @@ class WindowedJob:
             # is when it arrives: the window's requests, nothing kept.  (A
             # call whose rows were made on the driver may be written from there.)
             done, given = self._call_on_driver(st, env, sink)
-            if done:
+            if done or (not given and self._window_on_driver(st, env, sink, alone=True)):
                 return
             frame = evaluate(env, sink.inputs[0], given)
         else:
@@ -362,12 +362,17 @@ class WindowedJob:
         elif isinstance(written, int) and written < 0:
             st.uncounted = True
 
-    def _window_on_driver(self, st: JobStatement, env: Any, sink: LogicalNode) -> bool:
-        """Run a statement over the window's rows alone (no operator adding
-        its history, see emissions.py) on the driver, when its window's rows
-        are held there, the local engine runs it and the driver writes its
-        sink: True when it did (no Spark job)."""
-        if not isinstance(sink, (TableSink, GraphSink)) or any(adds_history(n) for n in walk(sink)):
+    def _window_on_driver(
+        self, st: JobStatement, env: Any, sink: LogicalNode, alone: bool = False
+    ) -> bool:
+        """Run a statement over the window's rows on the driver, when its
+        window's rows are held there, the local engine runs it and the driver
+        writes its sink: True when it did (no Spark job).  Unless the window
+        is answered ``alone`` (requests answered on the graph as it is), no
+        operator may add its history (emissions.py)."""
+        if not isinstance(sink, (TableSink, GraphSink)):
+            return False
+        if not alone and any(adds_history(n) for n in walk(sink)):
             return False
         local = local_plan(env, sink)
         if not isinstance(local, LocalPlan):
