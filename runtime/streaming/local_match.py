@@ -214,7 +214,11 @@ class HeldVersions:
             assert held is not None
             srcs.append(_as_ids(held.table.column(info.src_field), self.graph))
             dsts.append(_as_ids(held.table.column(info.dst_field), self.graph))
-        return pa.chunked_array(srcs), pa.chunked_array(dsts)
+        id_type = arrow_type(self.graph.vertex_type().field_type(T.VERTEX_ID_FIELD))
+        return (
+            pa.chunked_array([c for col in srcs for c in col.chunks], id_type),
+            pa.chunked_array([c for col in dsts for c in col.chunks], id_type),
+        )
 
 
 def _run(
@@ -349,7 +353,7 @@ def _distinct(arrays: list[Any]) -> Any:
 
     chunks = [c for a in arrays for c in (a.chunks if isinstance(a, pa.ChunkedArray) else [a])]
     if not chunks:
-        return pa.array([], pa.int64())
+        raise NotLocal("no vertex ids to walk from")  # (of no known type)
     return pa.chunked_array(chunks).unique()
 
 
@@ -362,7 +366,10 @@ def _oriented(pairs: tuple[Any, Any], direction: str) -> tuple[Any, Any]:
         return src, dst
     if direction == "IN":
         return dst, src
-    return pa.chunked_array(src.chunks + dst.chunks), pa.chunked_array(dst.chunks + src.chunks)
+    return (
+        pa.chunked_array(src.chunks + dst.chunks, src.type),
+        pa.chunked_array(dst.chunks + src.chunks, src.type),
+    )
 
 
 def _step_back(ids: Any, pairs: tuple[Any, Any]) -> Any:
