@@ -413,3 +413,53 @@ def test_the_driver_path_emits_what_sparks_path_emits_window_by_window(
     on_spark = _generated_job(spark, tmp_path / "spark", queries, {**ENGINES["spark"], **flag})
     for (_, query), mine, theirs in zip(queries, local, on_spark, strict=True):
         assert [Counter(w) for w in mine] == [Counter(w) for w in theirs], query
+
+
+MIXED_IDS = (
+    """
+CREATE TABLE people (id int, name varchar) WITH (type='file',
+  geaflow.dsl.file.path='people.txt');
+CREATE TABLE firms (id bigint, name varchar) WITH (type='file',
+  geaflow.dsl.file.path='firms.txt');
+CREATE TABLE links (s bigint, t bigint) WITH (type='file',
+  geaflow.dsl.file.path='links.txt', geaflow.dsl.window.size = 2);
+CREATE GRAPH m (
+  Vertex person (id int ID, name varchar),
+  Vertex firm (id bigint ID, name varchar),
+  Edge link (s bigint SOURCE ID, t bigint DESTINATION ID)
+) WITH (storeType='memory');
+USE GRAPH m;
+INSERT INTO m.person SELECT id, name FROM people;
+INSERT INTO m.firm SELECT id, name FROM firms;
+INSERT INTO m.link SELECT s, t FROM links;
+"""
+    + sink("paths", "a bigint, b bigint, c bigint", "paths.txt")
+    + """
+INSERT INTO paths MATCH (a:person)-[:link]->(b)-[:link]->(c) RETURN a.id, b.id, c.id;
+"""
+)
+
+
+def test_vertex_labels_of_different_id_types_walk_as_on_spark(spark, tmp_path):
+    # A person's id is an INT, a firm's a BIGINT past INT's range: the graph's
+    # ids are BIGINT, and GeaFlow's walk back from a written edge reaches a
+    # firm's id, which the person label cannot hold.  Each window's rows on
+    # the driver are Spark's.
+    from geaflow_sql import Session
+
+    big = 3_000_000_000
+    links = [(1, big), (big, 2), (2, 1), (1, 2), (big + 1, 1), (2, big + 1)]
+    out = {}
+    for engine in ("auto", "distributed"):
+        folder = tmp_path / engine
+        write(folder / "people.txt", "1,p1\n2,p2\n")
+        write(folder / "firms.txt", f"{big},f1\n{big + 1},f2\n")
+        write(folder / "links.txt", "".join(f"{s},{t}\n" for s, t in links))
+        conf = {
+            "geaflow.dsl.graph.enable.incr.traversal": "true",
+            "geaflow.dsl.query.engine": engine,
+        }
+        Session(spark=spark, base_dir=str(folder), conf=conf).execute(MIXED_IDS)
+        out[engine] = [Counter(w) for w in windows_of(folder / "paths.txt")]
+    assert out["auto"] == out["distributed"]
+    assert sum(out["auto"], Counter())  # some paths

@@ -256,7 +256,7 @@ class MemoryStore:
         they already hold one row per vertex id, when every part is held on
         the driver; else None.  The version the reads ask for (the current one
         by default); labels written by INSERT only (a USING table is read by
-        ``kept_rows``)."""
+        ``kept_rows`` in batch, and not held in a windowed job)."""
         wanted = env.reads.version_of(self.graph)
         return self.held_rows(label, is_vertex, self.writes if wanted is None else wanted)
 

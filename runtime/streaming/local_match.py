@@ -83,15 +83,16 @@ def local_incremental_result(
                 rows = _concat([_run(versions, top, tags) for tags in terms])
             else:
                 rows = _new_distinct_rows(versions, shape, terms)
-    except NotLocal:
-        return None
+    except (NotLocal, _arrow_error()):
+        return None  # Spark's path is the reference
     return typed(rows, top.schema)
 
 
 def local_whole_result(env: Env, top: LogicalNode, now: dict[str, int]) -> Any | None:
     """A statement's whole result on the graph's current version (one that
-    emits its result every window: an aggregate over the graph) as an Arrow
-    table of the Spark path's types, or None to leave it to Spark."""
+    emits its result every window, an aggregate over the graph, or a
+    graph-delta statement's first window) as an Arrow table of the Spark
+    path's types, or None to leave it to Spark."""
     if engine_setting(env.ctx.config) == "distributed":
         return None
     versions = _held(env, _one_graph(top), now, now)
@@ -99,8 +100,8 @@ def local_whole_result(env: Env, top: LogicalNode, now: dict[str, int]) -> Any |
         return None
     try:
         rows = _run(versions, top, {}, NEW)
-    except NotLocal:
-        return None
+    except (NotLocal, _arrow_error()):
+        return None  # Spark's path is the reference
     return typed(rows, top.schema)
 
 
@@ -128,7 +129,7 @@ class HeldVersions:
         self.limit = env.ctx.config.get_int(LOCAL_QUERY_MAX_BYTES)
         self.store = env.ctx.stores.store(env.ctx, graph)
         self._rows: dict[tuple[str, bool, str], HeldRows] = {}
-        # The ids a vertex read tagged ROOTS:<field> keeps, by tag.
+        # The ids a vertex read tagged ``roots:<version>:<name>`` keeps, by tag.
         self.kept_ids: dict[str, Any] = {}
         self.known = hasattr(self.store, "held_rows")
         self.written_vertices: list[str] = []
@@ -190,8 +191,10 @@ class HeldVersions:
             info = self.store.info(label, True)
             base = self._label(label, True, tag.split(":")[1])
             assert base is not None
-            ids = base.table.column(info.id_field)
-            keep = pc.is_in(ids, value_set=self.kept_ids[tag].cast(ids.type))
+            # Compared in the graph's id type (a label's may be narrower), as
+            # the Spark path's restricted() compares them.
+            ids = _as_ids(base.table.column(info.id_field), self.graph)
+            keep = pc.is_in(ids, value_set=_as_ids(self.kept_ids[tag], self.graph))
             self._rows[key] = HeldRows(base.table.filter(keep))
         return self._rows[key]
 
@@ -378,6 +381,14 @@ def _step_back(ids: Any, pairs: tuple[Any, Any]) -> Any:
 
     src, dst = pairs
     return src.filter(pc.is_in(dst, value_set=ids)).unique()
+
+
+def _arrow_error() -> type[Exception]:
+    """pyarrow's errors (an id that does not cast, ...), which leave the
+    window to Spark (imported when one is raised)."""
+    import pyarrow as pa
+
+    return pa.ArrowException
 
 
 def _empty(top: LogicalNode) -> Any:
