@@ -84,6 +84,12 @@ def _graph_files(folder, rng: random.Random, tag: str) -> None:
     pq.write_table(knows, folder / f"knows_{tag}.parquet")
 
 
+def _generated_graph(session, rng: random.Random, tag: str) -> None:
+    """A graph ``g_<tag>`` of generated files, declared and in use."""
+    _graph_files(session.folder, rng, tag)
+    _declare_graph(session, tag)
+
+
 def _declare_graph(session, tag: str) -> None:
     folder = session.folder
     session.execute(
@@ -215,8 +221,7 @@ def sql_query(rng: random.Random, tag: str) -> tuple[str, bool]:
 def test_generated_match_and_sql_give_the_same_rows_on_both_engines(session, seed):
     rng = random.Random(seed)
     tag = f"s{seed}"
-    _graph_files(session.folder, rng, tag)
-    _declare_graph(session, tag)
+    _generated_graph(session, rng, tag)
     for _ in range(3):
         query, ordered = match_query(rng)
         both(session, query, ordered)
@@ -231,8 +236,7 @@ def test_request_tables_give_the_same_rows_on_both_engines(session, seed):
     # (a filter reading both, no id equality) to every vertex the filter keeps.
     rng = random.Random(500 + seed)
     tag = f"r{seed}"
-    _graph_files(session.folder, rng, tag)
-    _declare_graph(session, tag)
+    _generated_graph(session, rng, tag)
     k = rng.randint(0, 60)
     requests = f"WITH p AS (SELECT id, age FROM person_{tag} WHERE age > {k})"
     for match in (
@@ -467,8 +471,7 @@ CALLS = [
 def test_algorithm_calls_give_the_same_rows_on_both_engines(session, seed):
     rng = random.Random(1000 + seed)
     tag = f"a{seed}"
-    _graph_files(session.folder, rng, tag)
-    _declare_graph(session, tag)
+    _generated_graph(session, rng, tag)
     (ids,) = session.execute(f"SELECT id FROM person_{tag}")
     some = [r[0] for r in ids.collect()]
     for call in CALLS:

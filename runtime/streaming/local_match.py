@@ -128,6 +128,8 @@ class HeldVersions:
         self.new = new
         self.limit = env.ctx.config.get_int(LOCAL_QUERY_MAX_BYTES)
         self.store = env.ctx.stores.store(env.ctx, graph)
+        # The graph's vertex id type (each label's is it or narrower), in Arrow.
+        self.id_type = arrow_type(graph.vertex_type().field_type(T.VERTEX_ID_FIELD))
         self._rows: dict[tuple[str, bool, str], HeldRows] = {}
         # The ids a vertex read tagged ``roots:<version>:<name>`` keeps, by tag.
         self.kept_ids: dict[str, Any] = {}
@@ -193,8 +195,8 @@ class HeldVersions:
             assert base is not None
             # Compared in the graph's id type (a label's may be narrower), as
             # the Spark path's restricted() compares them.
-            ids = _as_ids(base.table.column(info.id_field), self.graph)
-            keep = pc.is_in(ids, value_set=_as_ids(self.kept_ids[tag], self.graph))
+            ids = _as_ids(base.table.column(info.id_field), self.id_type)
+            keep = pc.is_in(ids, value_set=_as_ids(self.kept_ids[tag], self.id_type))
             self._rows[key] = HeldRows(base.table.filter(keep))
         return self._rows[key]
 
@@ -203,7 +205,7 @@ class HeldVersions:
         info = self.graph.vertex(label)
         held = self._label(label, True, tag)
         assert held is not None
-        return _as_ids(held.table.column(info.id_field), self.graph)
+        return _as_ids(held.table.column(info.id_field), self.id_type)
 
     def pairs(self, labels: tuple[str, ...] | list[str], tag: str) -> tuple[Any, Any]:
         """The (source, target) ids of the edges of some labels (all when
@@ -215,12 +217,11 @@ class HeldVersions:
             info = self.graph.edge(label)
             held = self._label(label, False, tag)
             assert held is not None
-            srcs.append(_as_ids(held.table.column(info.src_field), self.graph))
-            dsts.append(_as_ids(held.table.column(info.dst_field), self.graph))
-        id_type = arrow_type(self.graph.vertex_type().field_type(T.VERTEX_ID_FIELD))
+            srcs.append(_as_ids(held.table.column(info.src_field), self.id_type))
+            dsts.append(_as_ids(held.table.column(info.dst_field), self.id_type))
         return (
-            pa.chunked_array([c for col in srcs for c in col.chunks], id_type),
-            pa.chunked_array([c for col in dsts for c in col.chunks], id_type),
+            pa.chunked_array([c for col in srcs for c in col.chunks], self.id_type),
+            pa.chunked_array([c for col in dsts for c in col.chunks], self.id_type),
         )
 
 
@@ -318,10 +319,10 @@ def _geaflow_rows(versions: HeldVersions, shape: MatchShape) -> Any:
     frontier = _distinct(touched)
     reached = [frontier]
     linear = shape.is_linear()
+    edges = versions.pairs((), NEW)  # every label's, read once for all hops
     for hop in reversed(shape.hops[:-1]):
         # Back over an OUT hop is along in-edges: the pairs ending here.
-        pairs = _oriented(versions.pairs((), NEW), hop.direction if linear else "BOTH")
-        frontier = _step_back(frontier, pairs)
+        frontier = _step_back(frontier, _oriented(edges, hop.direction if linear else "BOTH"))
         reached.append(frontier)
     for field, labels in shape.vertex_reads():
         written = [
@@ -342,11 +343,10 @@ def _geaflow_rows(versions: HeldVersions, shape: MatchShape) -> Any:
     return _run(versions, shape.top, {(id(shape.root), True): tag}, NEW)
 
 
-def _as_ids(column: Any, graph: Any) -> Any:
-    """A column of vertex ids cast to the graph's id type."""
-    target = arrow_type(graph.vertex_type().field_type(T.VERTEX_ID_FIELD))
+def _as_ids(column: Any, id_type: Any) -> Any:
+    """A column of vertex ids cast to the graph's id type (``HeldVersions.id_type``)."""
     try:
-        return column.cast(target)
+        return column.cast(id_type)
     except Exception as err:  # noqa: BLE001 - an id that does not cast: Spark's path
         raise NotLocal(f"vertex ids of type {column.type}") from err
 
