@@ -72,9 +72,29 @@ class GqlRules(Transformer):
             search = self._search(search, noun)
         elif noun is not None and noun.type in ("GROUP", "GROUPS"):
             raise ParseError(f"{noun} follows SHORTEST only", span=span_of(noun))
-        elements = [ch[0], *(ch[1] if len(ch) > 1 else ())]
+        elements = _alternating(ch)
         return s.PathPattern(
             tuple(elements), variable, prefix.get("mode"), search, span=span_of(meta)
+        )
+
+    def quantified(self, meta: Meta, ch: list[Any]) -> s.QuantifiedPattern:
+        parts = by_tag([c for c in ch if isinstance(c, Tagged)])
+        elements = [c for c in ch if not isinstance(c, Tagged)]
+        body = [elements[0], *elements[1]]
+        for e in body:
+            if isinstance(e, s.EdgePattern) and e.is_loop:
+                raise ParseError(
+                    "an edge inside a quantified path pattern has one hop: quantify the "
+                    "parenthesised sub-path instead",
+                    span=e.span,
+                )
+        low, high = parts["loop"]
+        return s.QuantifiedPattern(
+            s.PathPattern(tuple(body), span=span_of(meta)),
+            parts.get("where"),
+            low,
+            high,
+            span=span_of(meta),
         )
 
     @staticmethod
@@ -261,6 +281,31 @@ class GqlRules(Transformer):
             args = rest[0]
             rest = rest[1:]
         return s.CallClause(name, tuple(args), tuple(rest), span=span_of(meta))
+
+
+def _alternating(parts: list[Any]) -> list[Any]:
+    """A path's parts as nodes with an edge or a quantified sub-path between
+    each two.  Beside a quantified sub-path the node may be left out (as ISO
+    GQL allows): ``((a)-[e]->(b)){2}-[f]->(c)`` is ``()((a)-[e]->(b)){2}()-[f]->(c)``."""
+    out: list[Any] = []
+    for part in parts:
+        after_node = bool(out) and isinstance(out[-1], s.NodePattern)
+        if isinstance(part, s.NodePattern):
+            if after_node:
+                raise ParseError(
+                    "two node patterns side by side: put an edge between them, as (a)-(b)",
+                    span=part.span,
+                )
+        elif not after_node:
+            if isinstance(part, s.EdgePattern) and (not out or isinstance(out[-1], s.EdgePattern)):
+                raise ParseError("an edge pattern needs a node pattern before it", span=part.span)
+            out.append(s.NodePattern(None, span=part.span))
+        out.append(part)
+    if isinstance(out[-1], s.EdgePattern):
+        raise ParseError("an edge pattern needs a node pattern after it", span=out[-1].span)
+    if isinstance(out[-1], s.QuantifiedPattern):
+        out.append(s.NodePattern(None, span=out[-1].span))
+    return out
 
 
 def _flatten(op: str, args: list[Any]) -> list[Any]:

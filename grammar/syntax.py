@@ -304,6 +304,34 @@ class EdgePattern(Node):
 
 
 @dataclass(frozen=True, slots=True)
+class QuantifiedPattern(Node):
+    """``((a)-[e]->(b) WHERE ...){m,n}``: a sub-path repeated ``m`` to ``n``
+    times (ISO GQL's quantified path pattern).  It sits in its path between
+    two node patterns, as an edge does: the vertex before it is the first
+    vertex of its first repetition, each repetition starts where the last
+    ended, and the vertex after it is where the last repetition ends (the
+    vertex before it, for no repetitions).  Its variables are bound once per
+    repetition: outside it they are lists (group variables)."""
+
+    body: PathPattern
+    where: Expr | None = None
+    min_hops: int = 1
+    max_hops: int | None = 1  # None: unbounded ({m,})
+
+    @property
+    def variable(self) -> None:
+        return None  # (the sub-path's own variables are its group variables)
+
+    @property
+    def is_loop(self) -> bool:
+        return True
+
+    @property
+    def group_variables(self) -> tuple[str, ...]:
+        return tuple(e.variable for e in self.body.elements if e.variable)
+
+
+@dataclass(frozen=True, slots=True)
 class PathSearch(Node):
     """An ISO GQL search prefix: of the paths with the same two end vertices,
     keep ``count`` (in order of length when ``shortest``), or, with
@@ -328,7 +356,8 @@ class PathSearch(Node):
 class PathPattern(Node):
     """``(a)-[e]->(b)...``: alternating nodes and edges, starting and ending with a node."""
 
-    elements: tuple[NodePattern | EdgePattern, ...]
+    # Nodes at even positions; an edge or a quantified sub-path between each two.
+    elements: tuple[NodePattern | EdgePattern | QuantifiedPattern, ...]
     variable: str | None = None
     mode: str | None = None  # WALK, TRAIL, ACYCLIC or SIMPLE when written
     search: PathSearch | None = None  # a search prefix other than ALL
@@ -340,6 +369,15 @@ class PathPattern(Node):
     @property
     def edges(self) -> tuple[EdgePattern, ...]:
         return tuple(e for e in self.elements if isinstance(e, EdgePattern))
+
+    @property
+    def quantified(self) -> tuple[QuantifiedPattern, ...]:
+        return tuple(e for e in self.elements if isinstance(e, QuantifiedPattern))
+
+    @property
+    def steps(self) -> tuple[EdgePattern | QuantifiedPattern, ...]:
+        """What lies between its nodes: edges and quantified sub-paths."""
+        return self.elements[1::2]  # type: ignore[return-value]
 
 
 @dataclass(frozen=True, slots=True)

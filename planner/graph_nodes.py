@@ -242,6 +242,101 @@ class EdgeMatch(SingleInput):
 
 
 @dataclass(frozen=True, slots=True)
+class RepeatMatch(LogicalNode):
+    """Extend each path from the vertex in field ``source`` over ``min_hops``
+    to ``max_hops`` repetitions of a sub-path (ISO GQL's quantified path
+    pattern), rounds of the node's iteration cycle.
+
+    ``body`` is the sub-path matched alone: one row per walk of it, its
+    first vertex in field ``first`` and its last in ``last``.  Each
+    repetition starts at the vertex the one before ended at (by id).
+    Walked ``forward``, a repetition's ``first`` meets the vertex the path
+    stands at and the walk moves to its ``last``; walked backwards (the
+    pattern was reached at its end), the other way round.  The output is
+    the input's fields, then for each of ``groups`` (body fields) the list
+    of its values in the repetitions in the order written (named by
+    ``group_names``), then, when ``run`` is set (body fields of its edges,
+    and of its vertices after the first, in the order written), the run's
+    edges and the vertices strictly between the path's vertex before and
+    after the repetitions, then the vertex the walk ends at (its start for
+    no repetitions), unless ``target_bound`` names a path field it must be."""
+
+    input: LogicalNode
+    body: LogicalNode
+    source: int
+    first: int
+    last: int
+    groups: tuple[int, ...]
+    group_names: tuple[str, ...]
+    target_variable: str
+    vertex_type: Any
+    edge_type: Any
+    min_hops: int = 1
+    max_hops: int = 1
+    forward: bool = True
+    run: tuple[tuple[int, ...], tuple[int, ...]] | None = None
+    target_bound: int | None = None
+    target_hidden: bool = False
+
+    @classmethod
+    def _input_fields(cls) -> tuple[str, ...]:
+        return ("input", "body")
+
+    def _check(self) -> None:
+        width, body_width = len(self.input.schema), len(self.body.schema)
+        if not 0 <= self.source < width or (
+            self.target_bound is not None and not 0 <= self.target_bound < width
+        ):
+            raise InvalidPlan(f"RepeatMatch reads a path field past the {width} it has")
+        run = self.run or ((), ())
+        body_fields = (self.first, self.last, *self.groups, *run[0], *run[1])
+        if any(not 0 <= i < body_width for i in body_fields):
+            raise InvalidPlan(f"RepeatMatch reads a body field past the {body_width} it has")
+        if len(self.groups) != len(self.group_names):
+            raise InvalidPlan("RepeatMatch names each group field once")
+        if not 0 <= self.min_hops <= self.max_hops:
+            raise InvalidPlan(f"RepeatMatch repetitions {{{self.min_hops},{self.max_hops}}}")
+
+    @property
+    def target_index(self) -> int:
+        """The output field of the vertex the walk ends at (when it adds one)."""
+        return len(self.input.schema) + len(self.groups) + (2 if self.run is not None else 0)
+
+    def _compute_schema(self) -> Schema:
+        body = self.body.schema
+        out = self.input.schema + tuple(
+            Field(name, ArrayType(body[i].type))
+            for i, name in zip(self.groups, self.group_names, strict=True)
+        )
+        if self.run is not None:
+            out += (
+                Field(f"{self.target_variable}$run_edges", ArrayType(self.edge_type)),
+                Field(f"{self.target_variable}$run_vertices", ArrayType(self.vertex_type)),
+            )
+        if self.target_bound is None:
+            out += (Field(self.target_variable, self.vertex_type),)
+        return out
+
+    def explain_attrs(self) -> str:
+        upper = "" if self.max_hops == UNBOUNDED_HOPS else str(self.max_hops)
+        src = self.input.schema[self.source].name
+        body = self.body.schema
+        sub = f"({body[self.first].name})..({body[self.last].name})"
+        if not self.forward:
+            sub += " walked from its end"
+        if self.target_bound is not None:
+            target = self.input.schema[self.target_bound].name
+        else:
+            target = self.target_variable
+        parts = [f"({src}) {sub}{{{self.min_hops},{upper}}} ({target})"]
+        if self.groups:
+            parts.append("groups=" + "|".join(self.group_names))
+        if self.run is not None:
+            parts.append("keeps its run")
+        return ", ".join(parts)
+
+
+@dataclass(frozen=True, slots=True)
 class GraphLabelScan(LogicalNode):
     """A vertex or edge label of a graph read as a table (its declared columns)."""
 

@@ -15,7 +15,7 @@ from typing import Any, Literal
 from geaflow_sql.core.config import TABLE_PARALLELISM, Config
 
 from .expressions import input_refs
-from .graph_nodes import EdgeMatch, GraphAlgorithm
+from .graph_nodes import EdgeMatch, GraphAlgorithm, RepeatMatch
 from .logical import (
     SINK_TYPES,
     Aggregate,
@@ -91,7 +91,9 @@ def _kind_of(node: LogicalNode) -> VertexKind:
         return SINK
     if isinstance(node, (TableScan, Values)):
         return SOURCE
-    if isinstance(node, GraphAlgorithm) or (isinstance(node, EdgeMatch) and node.is_loop):
+    if isinstance(node, (GraphAlgorithm, RepeatMatch)) or (
+        isinstance(node, EdgeMatch) and node.is_loop
+    ):
         return ITERATOR
     n = len(node.inputs)
     if n == 0:

@@ -30,7 +30,7 @@ from planner.logical import (
 )
 
 from .expressions import ExprBinder
-from .graph_base import GraphBinderBase
+from .graph_repeat import RepeatRules
 from .path_values import Track, first_reach, mode_condition, path_length, path_type
 from .paths import PathState, _hidden, vertex_id
 from .scope import Scope, ScopeField
@@ -45,15 +45,18 @@ def is_loop_edge(name: str) -> bool:
 
 def drops_elements(union: s.PatternUnion) -> bool:
     """Whether binding ``union`` makes the paths a set: it has an anonymous
-    vertex, or an anonymous edge of one hop."""
-    return any(
-        e.variable is None and not (isinstance(e, s.EdgePattern) and e.is_loop)
-        for path in union.paths
-        for e in path.elements
-    )
+    vertex, or an anonymous edge of one hop (in a quantified sub-path too:
+    its anonymous elements are no group variable)."""
+    return any(_drops(e) for path in union.paths for e in path.elements)
 
 
-class PatternRules(GraphBinderBase):
+def _drops(element: Any) -> bool:
+    if isinstance(element, s.QuantifiedPattern):
+        return any(_drops(e) for e in element.body.elements)
+    return element.variable is None and not (isinstance(element, s.EdgePattern) and element.is_loop)
+
+
+class PatternRules(RepeatRules):
     """MATCH: each pattern extends or joins the paths so far."""
 
     def bind_match(self, state: PathState, clause: s.MatchClause) -> PathState:
@@ -180,14 +183,14 @@ class PatternRules(GraphBinderBase):
     def bind_path(self, state: PathState, path: s.PathPattern) -> PathState:
         if path.variable is None and path.mode in (None, "WALK") and path.search is None:
             return self._bind_path(state, path)
-        edges = path.edges
+        steps = path.steps
         if path.mode not in (None, "WALK") and (
-            not edges or (path.mode == "TRAIL" and len(edges) == 1 and not edges[0].is_loop)
+            not steps or (path.mode == "TRAIL" and len(steps) == 1 and not steps[0].is_loop)
         ):
             raise self.error(
                 ValidationError(
                     f"path mode {path.mode} means nothing on "
-                    + ("a lone vertex" if not edges else "one edge of one hop")
+                    + ("a lone vertex" if not steps else "one edge of one hop")
                     + ": it is about the vertices or edges a path repeats"
                 ),
                 path,
@@ -206,7 +209,7 @@ class PatternRules(GraphBinderBase):
     def _check_search(self, state: PathState, path: s.PathPattern, search: s.PathSearch) -> None:
         """A search prefix is about paths of different lengths (SHORTEST) or
         many paths (ANY k) between two vertices, each found on its own."""
-        edges = path.edges
+        edges = path.steps
         if not edges:
             raise self.error(
                 ValidationError(f"{search} means nothing on a lone vertex: it is one path"), search
@@ -262,6 +265,7 @@ class PatternRules(GraphBinderBase):
         return PathState(node, fields)
 
     def _bind_path(self, state: PathState, path: s.PathPattern, distinct: bool = True) -> PathState:
+        self.check_group_variables(state, path)
         elements = list(path.elements)
         nodes = [e for e in elements if isinstance(e, s.NodePattern)]
         # Start at a variable the paths already have, so the pattern extends them;
@@ -293,6 +297,11 @@ class PatternRules(GraphBinderBase):
         while 0 <= k + step // 2 < len(elements) and 0 <= k + step < len(elements):
             edge: s.EdgePattern = elements[k + step // 2]
             node: s.NodePattern = elements[k + step]
+            assert current_idx is not None
+            if isinstance(edge, s.QuantifiedPattern):
+                state, current_idx = self._repeat(state, current_idx, edge, node, forward)
+                k += step
+                continue
             direction = direction_of(edge.direction)
             if not forward:
                 direction = REVERSED[direction]

@@ -30,6 +30,7 @@ import sqlglot
 from sqlglot import exp
 
 from geaflow_sql.core import types as T
+from grammar import syntax as s
 from planner.expressions import typed
 
 MODES = ("WALK", "TRAIL", "ACYCLIC", "SIMPLE")
@@ -178,13 +179,14 @@ def first_reach(path: Any) -> str | None:
     one edge (a shortest walk of at least three edges may pass a vertex
     met earlier), nor for SHORTEST k or ANY k (they want longer walks too)."""
     search = path.search
-    edges = path.edges
+    edges = path.steps
     if (
         search is None
         or not search.shortest
         or search.count != 1
         or path.mode not in (None, "WALK")
         or len(edges) != 1
+        or not isinstance(edges[0], s.EdgePattern)
         or not edges[0].is_loop
         or edges[0].min_hops > 1
     ):

@@ -10,7 +10,13 @@ from collections.abc import Callable
 from typing import Any
 
 from geaflow_sql.core.errors import UnsupportedError
-from planner.graph_nodes import EdgeMatch, GraphAlgorithm, GraphLabelScan, VertexMatch
+from planner.graph_nodes import (
+    EdgeMatch,
+    GraphAlgorithm,
+    GraphLabelScan,
+    RepeatMatch,
+    VertexMatch,
+)
 from planner.logical import (
     Aggregate,
     CollectSink,
@@ -28,7 +34,7 @@ from planner.logical import (
     Values,
 )
 
-from . import graph, relational, sinks
+from . import graph, relational, repeat, sinks
 
 Operator = Callable[[Any, Any, list[Any]], Any]
 
@@ -45,6 +51,7 @@ OPERATORS: dict[type[LogicalNode], Operator] = {
     Correlate: relational.correlate,
     VertexMatch: graph.vertex_match,
     EdgeMatch: graph.edge_match,
+    RepeatMatch: repeat.repeat_match,
     GraphLabelScan: graph.graph_label_scan,
     GraphAlgorithm: graph.graph_algorithm,
     TableSink: sinks.table_sink,
