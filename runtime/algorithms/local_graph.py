@@ -109,10 +109,10 @@ class LocalGraph:
         names = table.column_names
         return cls.build(
             _arrow_values(vt.column(A)),
-            np.asarray(vt.column(LABEL).to_pylist(), dtype=object),
+            _arrow_labels(vt.column(LABEL)),
             _arrow_values(et.column(A)),
             _arrow_values(et.column(B)),
-            np.asarray(et.column(LABEL).to_pylist(), dtype=object),
+            _arrow_labels(et.column(LABEL)),
             {
                 c[len(VERTEX_PROP) :]: _arrow_objects(vt.column(c))
                 for c in names
@@ -217,6 +217,15 @@ class LocalGraph:
 def _arrow_values(column: Any) -> np.ndarray:
     values = column.to_numpy(zero_copy_only=False) if len(column) else np.array([], dtype=object)
     return values.astype(np.int64) if values.dtype.kind in "iu" else values
+
+
+def _arrow_labels(column: Any) -> np.ndarray:
+    """A label column as Python strings (None for null; all None when the
+    algorithm does not read labels), without a Python object per row built
+    through ``to_pylist``."""
+    if column.null_count == len(column):
+        return np.full(len(column), None, dtype=object)
+    return np.asarray(column.to_numpy(zero_copy_only=False), dtype=object)
 
 
 def _arrow_objects(column: Any) -> np.ndarray:
