@@ -57,6 +57,14 @@ def show(session: Any, st: InfoStatement) -> StatementResult:
             (n, "view") for n in catalog.view_names()
         ]
         return _rows_result(sorted(rows), ("name", "kind"))
+    if st.what == "VERSIONS":
+        from runtime.stores.versions import version_rows
+
+        graph = catalog.graph(st.name)
+        if graph is None:
+            raise CatalogError(f"unknown graph {'.'.join(st.name)!r}")
+        rows = version_rows(session.runtime_context(start_spark=True), graph)
+        return _rows_result(rows, ("version", "published (UTC)", "rows written", "current"))
     if st.what == "GRAPHS":
         rows = []
         for name in catalog.graph_names():

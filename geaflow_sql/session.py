@@ -31,6 +31,7 @@ from runtime.context import RuntimeContext
 from runtime.engine import ScriptRun
 from runtime.jobs import JobTags
 from runtime.profile import Profile, phase, recording
+from runtime.reads import graph_key
 from runtime.results import QueryResult, StatementResult
 from runtime.spark_adapter import (
     acquire_session,
@@ -39,6 +40,7 @@ from runtime.spark_adapter import (
     release_session,
 )
 from runtime.stores import GraphStores
+from runtime.stores.versions import check_version
 from runtime.streaming.progress import WindowControl
 
 from .core.catalog import Catalog, GraphInfo
@@ -243,16 +245,21 @@ class Session:
             self._jobs.cancel(self._spark)
 
     # -------------------------------------------------------------- internals
-    def _start(self, parsed: s.Script, check_only: bool) -> ScriptRun:
-        if self._closed:
-            raise ConfigError("the session is closed")
-        ctx = RuntimeContext(
-            spark=self._spark,
+    def runtime_context(self, start_spark: bool = False) -> RuntimeContext:
+        """What the runtime reads of this session now (Spark, if it has not
+        started, only when ``start_spark``)."""
+        return RuntimeContext(
+            spark=self.spark if start_spark else self._spark,
             config=self.config,
             catalog=self.catalog,
             stores=self.stores,
             base_dir=self.base_dir,
         )
+
+    def _start(self, parsed: s.Script, check_only: bool) -> ScriptRun:
+        if self._closed:
+            raise ConfigError("the session is closed")
+        ctx = self.runtime_context()
         return ScriptRun(
             ctx,
             parsed,
@@ -320,7 +327,19 @@ class Session:
             return StatementResult("set", message=f"{bound.key} = {bound.value}")
         if bound.kind == "use_graph":
             graph: GraphInfo = bound.value
+            version = bound.version
+            key = graph_key(graph)
+            if version is None:
+                self.catalog.current_graph = graph.name
+                self.catalog.graph_versions.pop(key, None)
+                return StatementResult("use", message=f"using graph {graph.name}")
+            check_version(self.runtime_context(start_spark=True), graph, version)
             self.catalog.current_graph = graph.name
-            return StatementResult("use", message=f"using graph {graph.name}")
+            self.catalog.graph_versions[key] = version
+            return StatementResult(
+                "use",
+                message=f"using graph {graph.name} as of version {version} (reads only: "
+                "writes go to its current version)",
+            )
         self.catalog.instance = str(bound.key)
         return StatementResult("use", message=f"using instance {bound.key}")

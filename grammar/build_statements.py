@@ -194,7 +194,10 @@ class StatementRules(Transformer):
         return s.Drop(kind, values_of(ch)[0], "EXISTS" in toks, span=span_of(meta))
 
     def use_graph(self, meta: Meta, ch: list[Any]) -> s.Statement:
-        return s.UseGraph(values_of(ch)[0], span=span_of(meta))
+        version = next(
+            (int(str(c)) for c in ch if isinstance(c, Token) and c.type == "INTEGER"), None
+        )
+        return s.UseGraph(values_of(ch)[0], version, span=span_of(meta))
 
     def use_instance(self, meta: Meta, ch: list[Any]) -> s.Statement:
         return s.UseInstance(values_of(ch)[0], span=span_of(meta))
@@ -217,6 +220,9 @@ class StatementRules(Transformer):
 
     def show_functions(self, meta: Meta, ch: list[Any]) -> s.Statement:
         return s.Show("FUNCTIONS", span=span_of(meta))
+
+    def show_versions(self, meta: Meta, ch: list[Any]) -> s.Statement:
+        return s.Show("VERSIONS", values_of(ch)[0], span=span_of(meta))
 
     def describe_stmt(self, meta: Meta, ch: list[Any]) -> s.Statement:
         toks = tokens_of(ch)

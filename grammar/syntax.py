@@ -644,6 +644,7 @@ class Drop(Statement):
 @dataclass(frozen=True, slots=True)
 class UseGraph(Statement):
     name: Name
+    version: int | None = None  # VERSION n: read that version
 
 
 @dataclass(frozen=True, slots=True)
@@ -678,7 +679,8 @@ class Explain(Statement):
 
 @dataclass(frozen=True, slots=True)
 class Show(Statement):
-    what: str  # TABLES | GRAPHS | FUNCTIONS
+    what: str  # TABLES | GRAPHS | FUNCTIONS | VERSIONS
+    name: Name | None = None  # SHOW VERSIONS OF GRAPH name
 
 
 @dataclass(frozen=True, slots=True)

@@ -34,6 +34,7 @@ class SessionChange(BoundStatement):
     kind: str = "set"
     key: str | None = None
     value: Any = None
+    version: int | None = None  # USE GRAPH g VERSION n
 
 
 @dataclass(frozen=True)

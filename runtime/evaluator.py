@@ -79,4 +79,9 @@ class Evaluator:
 
     def env(self, reads: Reads | None = None) -> Env:
         """A fresh evaluation's environment (its own cache of USING tables)."""
-        return Env(self.ctx, reads or Reads(), self.iterations, {})
+        if reads is None:
+            reads = Reads()
+            pinned = self.ctx.catalog.graph_versions
+            if pinned:  # (USE GRAPH g VERSION n)
+                reads = reads.at_versions(pinned)
+        return Env(self.ctx, reads, self.iterations, {})

@@ -312,6 +312,9 @@ class Catalog:
         self.definitions = definitions if definitions is not None else Definitions()
         self.instance = instance
         self.current_graph = current_graph
+        # ``USE GRAPH g VERSION n``: the version the session reads of a graph,
+        # by ``instance.graph`` (lower case); a graph not named reads its current one.
+        self.graph_versions: dict[str, int] = {}
 
     @property
     def tables(self) -> dict[tuple[str, str], TableInfo]:
@@ -343,12 +346,16 @@ class Catalog:
 
     def copy(self) -> Catalog:
         """An independent catalog with the same definitions and names."""
-        return Catalog(self.definitions.copy(), self.instance, self.current_graph)
+        out = Catalog(self.definitions.copy(), self.instance, self.current_graph)
+        out.graph_versions = dict(self.graph_versions)
+        return out
 
     def scope(self) -> Catalog:
         """The same definitions (changes show in both), its own current
         instance and graph."""
-        return Catalog(self.definitions, self.instance, self.current_graph)
+        out = Catalog(self.definitions, self.instance, self.current_graph)
+        out.graph_versions = dict(self.graph_versions)
+        return out
 
     # Tables and views ------------------------------------------------------
     def name_taken(self, key: tuple[str, str]) -> str | None:
@@ -448,6 +455,8 @@ class Catalog:
             if key not in getattr(self.definitions, attr):
                 return False
             self._swap(kind, key, None)
+        if kind == "graph":
+            self.graph_versions.pop(".".join(key), None)  # (a new graph of the name is new)
         return True
 
     # Listing ---------------------------------------------------------------

@@ -245,12 +245,24 @@ class StatementBinder:
             known = self.ctx.catalog.graph_names()
             hint = f" (known: {', '.join(known)})" if known else ""
             raise self.error(CatalogError(f"unknown graph {str(st.name)!r}{hint}"), st.name)
-        return SessionChange(st, "use_graph", graph.name, graph)
+        if st.version is not None and not graph.is_persistent:
+            raise self.error(
+                ValidationError(
+                    f"graph {graph.name} is kept in memory (storeType='{graph.store_type}'): "
+                    "only a persistent graph keeps its versions"
+                ),
+                st,
+            )
+        return SessionChange(st, "use_graph", graph.name, graph, st.version)
 
     def _bind_UseInstance(self, st: s.UseInstance) -> BoundStatement:
         return SessionChange(st, "use_instance", st.name.last)
 
     def _bind_Show(self, st: s.Show) -> BoundStatement:
+        if st.name is not None:
+            if self.ctx.catalog.graph(st.name.parts) is None:
+                raise self.error(CatalogError(f"unknown graph {str(st.name)!r}"), st.name)
+            return InfoStatement(st, "show", st.what, st.name.parts)
         return InfoStatement(st, "show", st.what)
 
     def _bind_Describe(self, st: s.Describe) -> BoundStatement:

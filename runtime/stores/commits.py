@@ -37,6 +37,10 @@ from typing import Any
 from runtime.durable import atomic_write_json
 
 MANIFEST = "manifest.json"
+# Every published version's manifest, kept for reading that version later
+# (``USE GRAPH g VERSION n``): ``versions/<n>.json``, written before the
+# manifest names it the current version.
+VERSIONS = "versions"
 TXN = ".txn"
 # Fault injection for tests: seconds to wait after publishing each graph of a
 # change of several graphs, so a test can kill the writer between two.
@@ -51,6 +55,30 @@ def read_manifest(graph_dir: Path) -> dict[str, Any] | None:
         return None
     data: dict[str, Any] = json.loads(path.read_text(encoding="utf-8"))
     return data
+
+
+def read_version(graph_dir: Path, version: int) -> dict[str, Any] | None:
+    """Version ``version``'s manifest, or None when it was never kept."""
+    path = graph_dir / VERSIONS / f"{int(version)}.json"
+    try:
+        data: dict[str, Any] = json.loads(path.read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        return None
+    return data
+
+
+def kept_versions(graph_dir: Path) -> list[dict[str, Any]]:
+    """Every kept version's manifest, oldest first."""
+    folder = graph_dir / VERSIONS
+    numbers = sorted(int(p.stem) for p in folder.glob("*.json") if p.stem.isdigit())
+    found = (read_version(graph_dir, n) for n in numbers)
+    return [m for m in found if m is not None]
+
+
+def _write(graph_dir: Path, manifest: dict[str, Any]) -> None:
+    """Keep the version, then make it the current one."""
+    atomic_write_json(graph_dir / VERSIONS / f"{int(manifest['version'])}.json", manifest)
+    atomic_write_json(graph_dir / MANIFEST, manifest)
 
 
 @contextlib.contextmanager
@@ -75,7 +103,7 @@ def publish_all(root: Path, manifests: dict[Path, dict[str, Any]]) -> None:
     (the caller holds their locks)."""
     if len(manifests) == 1:
         [(graph_dir, manifest)] = manifests.items()
-        atomic_write_json(graph_dir / MANIFEST, manifest)
+        _write(graph_dir, manifest)
         return
     record = root / TXN / f"{uuid.uuid4().hex}.json"
     atomic_write_json(record, {"manifests": {str(d): m for d, m in manifests.items()}})
@@ -86,7 +114,7 @@ def _apply(record: Path, manifests: dict[Path, dict[str, Any]], pause: str | Non
     for graph_dir, manifest in manifests.items():
         current = read_manifest(graph_dir)
         if current is None or int(current.get("version", 0)) < int(manifest["version"]):
-            atomic_write_json(graph_dir / MANIFEST, manifest)
+            _write(graph_dir, manifest)
         if pause:
             time.sleep(float(pause))
     with contextlib.suppress(FileNotFoundError):

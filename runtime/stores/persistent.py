@@ -30,7 +30,15 @@ from geaflow_sql.core.errors import ExecutionError
 from runtime.env import Env
 
 from .arrow_parts import PART_FILES, collect_small, counting, ordered, write_part_file
-from .commits import forget, locked, publish_all, read_manifest, recover
+from .commits import (
+    forget,
+    kept_versions,
+    locked,
+    publish_all,
+    read_manifest,
+    read_version,
+    recover,
+)
 from .memory import empty_frame, latest_vertices, table_frame, with_order
 
 # Fault injection for tests: seconds to wait after writing each part, and
@@ -188,6 +196,23 @@ class PersistentStore:
     def version(self) -> int:
         return int(self.manifest().get("version", 0))
 
+    def at(self, version: int) -> dict[str, Any] | None:
+        """Version ``version``'s manifest: one this session saw, or one kept
+        on disk (``USE GRAPH g VERSION n``); None when there is none."""
+        found = self.history.get(version)
+        if found is None and version == 0:
+            return {"version": 0, "labels": {}}
+        if found is None:
+            found = read_version(self.path, version)
+            if found is not None:
+                self.history[version] = found
+        return found
+
+    def versions(self) -> list[dict[str, Any]]:
+        """Every published version kept on disk, oldest first."""
+        recover(self.root, self.path)
+        return kept_versions(self.path)
+
     # Reads ---------------------------------------------------------------------
     def info(self, label: str, is_vertex: bool) -> Any:
         info = self.graph.vertex(label) if is_vertex else self.graph.edge(label)
@@ -199,7 +224,7 @@ class PersistentStore:
         manifest = self.manifest()
         wanted = env.reads.version_of(self.graph)
         if wanted is not None:
-            manifest = self.history.get(wanted, {"version": wanted, "labels": {}})
+            manifest = self.at(wanted) or {"version": wanted, "labels": {}}
         parts = manifest["labels"].get(_label_key(info.label, is_vertex), [])
         if info.using and env.windowed:
             # In a windowed job a USING graph holds what its tables delivered so far.
@@ -246,7 +271,7 @@ class PersistentStore:
         if env.windowed and self.info(label, is_vertex).using:
             return None
         wanted = env.reads.version_of(self.graph)
-        manifest = self.manifest() if wanted is None else self.history.get(wanted)
+        manifest = self.manifest() if wanted is None else self.at(wanted)
         if manifest is None:
             return None
         return self._held(label, is_vertex, manifest, limit)
@@ -389,7 +414,9 @@ class PersistentStore:
         for key, part in self.staged:
             labels.setdefault(key, []).append(part)
         version = max(int(self.working["version"]), int(latest.get("version", 0)) + 1)
-        return {"version": version, "labels": labels}
+        # When it was published and how many rows it added (SHOW VERSIONS).
+        written = self._rows([part for _, part in self.staged])
+        return {"version": version, "labels": labels, "time": time.time(), "rows": written}
 
     def committed(self, manifest: dict[str, Any]) -> None:
         """``manifest`` is now the published version."""
