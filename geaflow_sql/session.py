@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import os
 import time
+import uuid
 from collections.abc import Iterable, Iterator, Mapping
 from contextlib import AbstractContextManager
 from typing import Any
@@ -40,7 +41,7 @@ from runtime.spark_adapter import (
     release_session,
 )
 from runtime.stores import GraphStores
-from runtime.stores.versions import check_version
+from runtime.stores.versions import check_version, release_lease, take_lease, vacuum
 from runtime.streaming.progress import WindowControl
 
 from .core.catalog import Catalog, GraphInfo
@@ -83,6 +84,8 @@ class Session:
         # ``windows.listener``; ``stop_after_window`` ends it.
         self.windows = WindowControl()
         self._closed = False
+        # This session's name on the leases it holds on graph versions it reads.
+        self._lease_holder = uuid.uuid4().hex
         self._parent: Session | None = None
         if spark is not None:
             prepare_session(spark)
@@ -117,6 +120,7 @@ class Session:
         if self._closed:
             return
         self._closed = True
+        self._release_leases()
         self.catalog = Catalog()
         if self._acquired:
             release_session(self._spark)
@@ -331,9 +335,12 @@ class Session:
             key = graph_key(graph)
             if version is None:
                 self.catalog.current_graph = graph.name
-                self.catalog.graph_versions.pop(key, None)
+                if self.catalog.graph_versions.pop(key, None) is not None:
+                    release_lease(self.runtime_context(), graph, self._lease_holder)
                 return StatementResult("use", message=f"using graph {graph.name}")
-            check_version(self.runtime_context(start_spark=True), graph, version)
+            ctx = self.runtime_context(start_spark=True)
+            check_version(ctx, graph, version)
+            take_lease(ctx, graph, version, self._lease_holder)
             self.catalog.current_graph = graph.name
             self.catalog.graph_versions[key] = version
             return StatementResult(
@@ -341,5 +348,17 @@ class Session:
                 message=f"using graph {graph.name} as of version {version} (reads only: "
                 "writes go to its current version)",
             )
+        if bound.kind == "vacuum":
+            assert bound.version is not None
+            message = vacuum(self.runtime_context(start_spark=True), bound.value, bound.version)
+            return StatementResult("ddl", message=message)
         self.catalog.instance = str(bound.key)
         return StatementResult("use", message=f"using instance {bound.key}")
+
+    def _release_leases(self) -> None:
+        """Let VACUUM remove the versions this session was reading."""
+        for key in list(self.catalog.graph_versions):
+            graph = self.catalog.graph(tuple(key.split(".", 1)))
+            if graph is not None:
+                release_lease(self.runtime_context(), graph, self._lease_holder)
+        self.catalog.graph_versions.clear()

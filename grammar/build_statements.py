@@ -199,6 +199,14 @@ class StatementRules(Transformer):
         )
         return s.UseGraph(values_of(ch)[0], version, span=span_of(meta))
 
+    def vacuum_graph(self, meta: Meta, ch: list[Any]) -> s.Statement:
+        count = next(c for c in ch if isinstance(c, Token) and c.type == "INTEGER")
+        if int(str(count)) < 1:
+            raise ParseError(
+                "RETAIN keeps at least 1 version (the current one)", span=span_of(count)
+            )
+        return s.VacuumGraph(values_of(ch)[0], int(str(count)), span=span_of(meta))
+
     def use_instance(self, meta: Meta, ch: list[Any]) -> s.Statement:
         return s.UseInstance(values_of(ch)[0], span=span_of(meta))
 

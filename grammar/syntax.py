@@ -653,6 +653,12 @@ class UseInstance(Statement):
 
 
 @dataclass(frozen=True, slots=True)
+class VacuumGraph(Statement):
+    name: Name
+    retain: int  # the newest versions kept
+
+
+@dataclass(frozen=True, slots=True)
 class SetOption(Statement):
     key: str | None  # None: show all
     value: Any = None

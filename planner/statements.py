@@ -34,7 +34,7 @@ class SessionChange(BoundStatement):
     kind: str = "set"
     key: str | None = None
     value: Any = None
-    version: int | None = None  # USE GRAPH g VERSION n
+    version: int | None = None  # USE GRAPH g VERSION n; VACUUM ... RETAIN n: n
 
 
 @dataclass(frozen=True)

@@ -86,7 +86,7 @@ def test_versions_that_are_not_kept_are_located_errors(spark, tmp_path):
     with pytest.raises(GeaflowError) as info:
         session.execute("SELECT 1;\nUSE GRAPH g VERSION 7")
     message = str(info.value)
-    assert "no version 7" in message and "versions 1 to 1" in message, message
+    assert "no version 7" in message and "it keeps version 1)" in message, message
     assert "line 2, column 1" in message, message
     session.execute("CREATE GRAPH m (Vertex v (id bigint ID)) WITH (storeType='memory')")
     for text in ("USE GRAPH m VERSION 1", "SHOW VERSIONS OF GRAPH m"):
@@ -99,3 +99,53 @@ def test_versions_that_are_not_kept_are_located_errors(spark, tmp_path):
     # The failed USE left the session where it was: the current version.
     session.execute("USE GRAPH g")
     assert _one(session, "MATCH (a:person) RETURN count(*)") == 1
+
+
+def test_vacuum_keeps_the_newest_versions_and_those_a_session_reads(spark, tmp_path):
+    import json
+    import socket
+    import subprocess
+
+    from geaflow_sql.core.errors import GeaflowError
+
+    writer = _session(spark, tmp_path)
+    writer.execute(GRAPH)
+    for k in range(1, 6):  # versions 1..5
+        writer.execute(f"INSERT INTO g.person VALUES ({k}, 'p{k}')")
+    reader = _session(spark, tmp_path)
+    reader.execute(GRAPH.replace("CREATE GRAPH g", "CREATE GRAPH IF NOT EXISTS g"))
+    reader.execute("USE GRAPH g VERSION 2")
+    # A lease left by a process that is gone holds nothing.
+    graph = writer.catalog.graph(("g",))
+    folder = writer.stores.store(writer.runtime_context(), graph).path
+    dead = subprocess.Popen(["true"])
+    dead.wait()
+    (folder / "leases" / "gone.json").write_text(
+        json.dumps({"version": 1, "pid": dead.pid, "host": socket.gethostname()})
+    )
+
+    (done,) = writer.execute("VACUUM GRAPH g RETAIN 2")
+    assert "removed 2 versions" in done.message, done.message
+    assert "keeps versions 2, 4 to 5" in done.message and "a session reads it" in done.message
+    assert not (folder / "leases" / "gone.json").exists()
+    (shown,) = writer.execute("SHOW VERSIONS OF GRAPH g")
+    assert [r[0] for r in shown.extra["rows"]] == ["2", "4", "5"]
+    # The pinned reader goes on reading version 2; the current version is whole.
+    assert _one(reader, "MATCH (a:person) RETURN count(*)") == 2
+    assert _one(writer, "MATCH (a:person) RETURN count(*)") == 5
+
+    late = _session(spark, tmp_path)
+    late.execute(GRAPH.replace("CREATE GRAPH g", "CREATE GRAPH IF NOT EXISTS g"))
+    with pytest.raises(GeaflowError) as info:
+        late.execute("USE GRAPH g VERSION 3")
+    message = str(info.value)
+    assert "no longer keeps version 3" in message and "line 1, column 1" in message, message
+    # Once the reader lets go (USE GRAPH g, or closing), VACUUM may remove version 2.
+    reader.close()
+    (done,) = writer.execute("VACUUM GRAPH g RETAIN 1")
+    assert "keeps version 5" in done.message, done.message
+    with pytest.raises(GeaflowError):
+        late.execute("USE GRAPH g VERSION 2")
+    with pytest.raises(GeaflowError) as info:
+        writer.execute("VACUUM GRAPH g RETAIN 0")
+    assert "at least 1" in str(info.value)

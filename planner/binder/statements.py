@@ -255,6 +255,12 @@ class StatementBinder:
             )
         return SessionChange(st, "use_graph", graph.name, graph, st.version)
 
+    def _bind_VacuumGraph(self, st: s.VacuumGraph) -> BoundStatement:
+        graph = self.ctx.catalog.graph(st.name.parts)
+        if graph is None:
+            raise self.error(CatalogError(f"unknown graph {str(st.name)!r}"), st.name)
+        return SessionChange(st, "vacuum", graph.name, graph, st.retain)
+
     def _bind_UseInstance(self, st: s.UseInstance) -> BoundStatement:
         return SessionChange(st, "use_instance", st.name.last)
 

@@ -6,16 +6,34 @@ the rows it added.  ``USE GRAPH g VERSION n`` makes the session's later
 statements read that version (``Catalog.graph_versions``, turned into the
 evaluation's ``Reads`` by ``runtime.evaluator``); ``SHOW VERSIONS OF GRAPH
 g`` lists them.  A graph kept in memory has no versions outside its session.
+
+``VACUUM GRAPH g RETAIN n`` forgets every version but the newest ``n`` and
+those a session reads: a session pinned to a version holds a lease on it
+(``leases/<session>.json``, with its process id and host), and a lease of a
+process that is still running (or of another host, which cannot be told)
+keeps its version.  A forgotten version can no longer be pinned; a session
+that read it before goes on reading it (a version's parts stay: later
+versions name them too).
 """
 
 from __future__ import annotations
 
+import contextlib
 import datetime as dt
+import json
+import os
+import socket
+from pathlib import Path
 from typing import Any
 
 from geaflow_sql.core.catalog import GraphInfo
 from geaflow_sql.core.errors import ValidationError
 from runtime.context import RuntimeContext
+from runtime.durable import atomic_write_json
+
+from .commits import VERSIONS, locked
+
+LEASES = "leases"
 
 
 def _persistent(ctx: RuntimeContext, graph: GraphInfo) -> Any:
@@ -33,8 +51,94 @@ def check_version(ctx: RuntimeContext, graph: GraphInfo, version: int) -> None:
     if store.at(version) is not None:
         return
     kept = [int(m["version"]) for m in store.versions()]
-    have = f"versions {kept[0]} to {kept[-1]}" if kept else "no version yet"
+    have = _kept_text(kept)
+    current = int(store.published().get("version", 0))
+    if 0 < version < current:
+        raise ValidationError(
+            f"graph {graph.name} no longer keeps version {version}: VACUUM removed it "
+            f"(it keeps {have})"
+        )
     raise ValidationError(f"graph {graph.name} has no version {version} (it keeps {have})")
+
+
+def _kept_text(kept: list[int]) -> str:
+    if not kept:
+        return "no version yet"
+    return ("version " if len(kept) == 1 else "versions ") + _ranges(kept)
+
+
+def _ranges(numbers: list[int]) -> str:
+    """``1, 2, 3, 7`` as ``1 to 3, 7``."""
+    runs: list[list[int]] = []
+    for n in numbers:
+        if runs and n == runs[-1][-1] + 1:
+            runs[-1].append(n)
+        else:
+            runs.append([n])
+    return ", ".join(f"{r[0]} to {r[-1]}" if len(r) > 1 else str(r[0]) for r in runs)
+
+
+def take_lease(ctx: RuntimeContext, graph: GraphInfo, version: int, holder: str) -> None:
+    """Session ``holder`` reads ``version`` of ``graph``: VACUUM keeps it."""
+    lease = {"version": int(version), "pid": os.getpid(), "host": socket.gethostname()}
+    atomic_write_json(_persistent(ctx, graph).path / LEASES / f"{holder}.json", lease)
+
+
+def release_lease(ctx: RuntimeContext, graph: GraphInfo, holder: str) -> None:
+    if graph.is_persistent:
+        with contextlib.suppress(FileNotFoundError):
+            os.unlink(ctx.stores.store(ctx, graph).path / LEASES / f"{holder}.json")
+
+
+def _leased(graph_dir: Path) -> set[int]:
+    """Versions held by live leases (a dead process's lease is removed)."""
+    out: set[int] = set()
+    host = socket.gethostname()
+    for path in (graph_dir / LEASES).glob("*.json"):
+        try:
+            lease = json.loads(path.read_text(encoding="utf-8"))
+        except (OSError, ValueError):
+            continue  # (being written or removed)
+        if lease.get("host") == host and not _running(int(lease.get("pid", 0))):
+            with contextlib.suppress(FileNotFoundError):
+                os.unlink(path)
+            continue
+        out.add(int(lease["version"]))
+    return out
+
+
+def _running(pid: int) -> bool:
+    if pid <= 0:
+        return False
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True
+
+
+def vacuum(ctx: RuntimeContext, graph: GraphInfo, retain: int) -> str:
+    """Forget every version of ``graph`` but the newest ``retain``, the
+    current one and the leased ones; what was done, as a message."""
+    store = _persistent(ctx, graph)
+    with locked([store.path]):
+        kept = [int(m["version"]) for m in store.versions()]
+        current = int(store.published().get("version", 0))
+        leased = _leased(store.path)
+        keep = set(kept[-retain:]) | {current} | leased
+        removed = [v for v in kept if v not in keep]
+        for v in removed:
+            with contextlib.suppress(FileNotFoundError):
+                os.unlink(store.path / VERSIONS / f"{v}.json")
+    left = sorted(set(kept) - set(removed))
+    held = sorted(leased & set(left) - set(kept[-retain:]))
+    note = f" ({', '.join(map(str, held))} kept: a session reads it)" if held else ""
+    return (
+        f"graph {graph.name}: removed {len(removed)} version{'s' if len(removed) != 1 else ''}, "
+        f"keeps {_kept_text(left)}{note}"
+    )
 
 
 def version_rows(ctx: RuntimeContext, graph: GraphInfo) -> list[tuple[Any, ...]]:
