@@ -84,8 +84,10 @@ class Session:
         # ``windows.listener``; ``stop_after_window`` ends it.
         self.windows = WindowControl()
         self._closed = False
-        # This session's name on the leases it holds on graph versions it reads.
+        # This session's name on the leases it holds on graph versions it
+        # reads, and those leases (by graph key).
         self._lease_holder = uuid.uuid4().hex
+        self._leases: dict[str, Any] = {}
         self._parent: Session | None = None
         if spark is not None:
             prepare_session(spark)
@@ -335,12 +337,13 @@ class Session:
             key = graph_key(graph)
             if version is None:
                 self.catalog.current_graph = graph.name
-                if self.catalog.graph_versions.pop(key, None) is not None:
-                    release_lease(self.runtime_context(), graph, self._lease_holder)
+                self.catalog.graph_versions.pop(key, None)
+                if key in self._leases:
+                    release_lease(self._leases.pop(key))
                 return StatementResult("use", message=f"using graph {graph.name}")
             ctx = self.runtime_context(start_spark=True)
             check_version(ctx, graph, version)
-            take_lease(ctx, graph, version, self._lease_holder)
+            self._leases[key] = take_lease(ctx, graph, version, self._lease_holder)
             self.catalog.current_graph = graph.name
             self.catalog.graph_versions[key] = version
             return StatementResult(
@@ -357,8 +360,7 @@ class Session:
 
     def _release_leases(self) -> None:
         """Let VACUUM remove the versions this session was reading."""
-        for key in list(self.catalog.graph_versions):
-            graph = self.catalog.graph(tuple(key.split(".", 1)))
-            if graph is not None:
-                release_lease(self.runtime_context(), graph, self._lease_holder)
+        for lease in self._leases.values():
+            release_lease(lease)
+        self._leases.clear()
         self.catalog.graph_versions.clear()

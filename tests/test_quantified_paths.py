@@ -346,9 +346,14 @@ def test_path_values_and_modes_span_the_repetitions(spark, tmp_path):
 def test_misused_quantified_patterns_are_located_errors(errors):  # noqa: F811
     for text, words, where in (
         (
-            "MATCH (a) ((a)-[e]->(b)){1,2} RETURN a",
+            "MATCH (a), (x) ((a)-[e]->(b)){1,2} (y) RETURN a",
             "bound outside the quantified path pattern",
-            "line 1, column 11",
+            "line 1, column 16",
+        ),
+        (
+            "MATCH (a) ((a)-[e]->(b)){1,2} RETURN a",
+            "inside a quantified path pattern of this path",
+            "line 1, column 7",
         ),
         (
             "MATCH (x) ((a)-[e]->(b) WHERE b.p > x.p){1,2} (y) RETURN y",
@@ -367,6 +372,23 @@ def test_misused_quantified_patterns_are_located_errors(errors):  # noqa: F811
             "line 1, column 36",
         ),
         ("MATCH (x) ((a)-[e]->(b)){3,1} (y) RETURN y", "empty", "line 1, column 11"),
+        # The same name inside and outside, in one path.
+        (
+            "MATCH (x) ((a)-[e]->(b)){1,2} (a) RETURN x",
+            "inside a quantified path pattern of this path",
+            "line 1, column 31",
+        ),
+        (
+            "MATCH (x) ((a)-[e]->(b)){1,2} ((a)-[f]->(c)){1,2} RETURN x",
+            "two quantified path patterns",
+            "line 1, column 31",
+        ),
+        # Every path of a fixed repetition count has one length.
+        (
+            "MATCH p = ANY SHORTEST (x) ((a)-[e]->(b)){2} (y) RETURN y",
+            "fixed length",
+            "line 1, column 11",
+        ),
     ):
         message = failure(errors, text)
         assert words in message and where in message, (text, message)

@@ -89,7 +89,10 @@ def test_versions_that_are_not_kept_are_located_errors(spark, tmp_path):
     assert "no version 7" in message and "it keeps version 1)" in message, message
     assert "line 2, column 1" in message, message
     session.execute("CREATE GRAPH m (Vertex v (id bigint ID)) WITH (storeType='memory')")
-    for text in ("USE GRAPH m VERSION 1", "SHOW VERSIONS OF GRAPH m"):
+    with pytest.raises(GeaflowError) as info:
+        session.execute("USE GRAPH g VERSION 0")
+    assert "count from 1" in str(info.value)
+    for text in ("USE GRAPH m VERSION 1", "SHOW VERSIONS OF GRAPH m", "VACUUM GRAPH m RETAIN 1"):
         with pytest.raises(GeaflowError) as info:
             session.execute(text)
         assert "kept in memory" in str(info.value) and "line 1" in str(info.value)

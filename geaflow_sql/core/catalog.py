@@ -353,9 +353,9 @@ class Catalog:
     def scope(self) -> Catalog:
         """The same definitions (changes show in both), its own current
         instance and graph."""
-        out = Catalog(self.definitions, self.instance, self.current_graph)
-        out.graph_versions = dict(self.graph_versions)
-        return out
+        # (not the versions pinned: a scope holds no lease on them, so it reads
+        # current versions until it pins its own)
+        return Catalog(self.definitions, self.instance, self.current_graph)
 
     # Tables and views ------------------------------------------------------
     def name_taken(self, key: tuple[str, str]) -> str | None:

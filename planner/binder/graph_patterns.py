@@ -214,7 +214,7 @@ class PatternRules(RepeatRules):
             raise self.error(
                 ValidationError(f"{search} means nothing on a lone vertex: it is one path"), search
             )
-        if search.shortest and not any(e.is_loop for e in edges):
+        if search.shortest and not any(_variable_length(e) for e in edges):
             raise self.error(
                 ValidationError(
                     f"{search} means nothing on a pattern of fixed length: every path it "
@@ -431,18 +431,9 @@ class PatternRules(RepeatRules):
         fields = list(state.fields)
         edge_idx = len(fields)
         fields.append(ScopeField(edge_var, self.edge_type, edge_idx, None, edge.variable is None))
-        run: tuple[int, int] | None = None
-        if em.keep_run:
-            run = (len(fields), len(fields) + 1)
-            for f in em.schema[len(fields) : len(fields) + 2]:
-                fields.append(ScopeField(_hidden("run"), f.type, len(fields), None, True))
-        if target_bound is None:
-            target_idx = len(fields)
-            fields.append(
-                ScopeField(target_var, self.vertex_type, target_idx, None, node.variable is None)
-            )
-        else:
-            target_idx = target_bound
+        run, target_idx = self._run_and_target(
+            fields, em, em.keep_run, target_bound, target_var, node.variable is None
+        )
         if self._track is not None:
             self._track.edge(edge, edge_idx, run, forward)
             self._track.node(node, target_idx)
@@ -493,6 +484,13 @@ class PatternRules(RepeatRules):
     def _binder_alone(self, var: str, t: Any) -> ExprBinder:
         """Binds conditions over one pattern element alone (field 0)."""
         return ExprBinder(self.ctx, Scope([ScopeField(var, t, 0, None, False)]), local_relation=var)
+
+
+def _variable_length(step: Any) -> bool:
+    """Do the paths through this edge or quantified sub-path differ in length?"""
+    if isinstance(step, s.QuantifiedPattern):
+        return step.min_hops != step.max_hops
+    return bool(step.is_loop)
 
 
 def _has_conditions(element: Any) -> bool:

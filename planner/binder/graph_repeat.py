@@ -45,14 +45,35 @@ class RepeatRules(GraphBinderBase):
         raise NotImplementedError  # PatternRules
 
     def check_group_variables(self, state: PathState, path: s.PathPattern) -> None:
-        """A list bound by an earlier quantified pattern is no vertex or edge to match again."""
+        """A list bound by a quantified pattern (an earlier one, or one of
+        this path) is no vertex or edge to match again."""
+        groups: dict[str, s.QuantifiedPattern] = {}
+        for rep in path.quantified:
+            for name in dict.fromkeys(n.lower() for n in rep.group_variables):
+                if name in groups:
+                    raise self.error(
+                        ValidationError(
+                            f"{name!r} is a variable of two quantified path patterns: each "
+                            "binds its own list"
+                        ),
+                        rep,
+                    )
+                groups[name] = rep
         for element in path.elements:
-            name = element.variable
-            idx = state.index_of(name) if name else None
+            if element.variable and element.variable.lower() in groups:
+                raise self.error(
+                    ValidationError(
+                        f"{element.variable!r} is bound inside a quantified path pattern of "
+                        "this path (a list, once per repetition) and outside it"
+                    ),
+                    element,
+                )
+        for element in path.elements:
+            idx = state.index_of(element.variable) if element.variable else None
             if idx is not None and isinstance(state.fields[idx].type, T.ArrayType):
                 raise self.error(
                     ValidationError(
-                        f"{name!r} is a group variable (the list of its values in the "
+                        f"{element.variable!r} is a group variable (the list of its values in the "
                         "repetitions of a quantified path pattern): a pattern cannot match it again"
                     ),
                     element,
@@ -122,18 +143,9 @@ class RepeatRules(GraphBinderBase):
         fields = list(state.fields)
         for f in group_fields:
             fields.append(ScopeField(f.name, T.ArrayType(f.type), len(fields), None, False))
-        run_fields = None
-        if run is not None:
-            run_fields = (len(fields), len(fields) + 1)
-            for part in rm.schema[len(fields) : len(fields) + 2]:
-                fields.append(ScopeField(_hidden("run"), part.type, len(fields), None, True))
-        if target_bound is None:
-            target_idx = len(fields)
-            fields.append(
-                ScopeField(target_var, self.vertex_type, target_idx, None, node.variable is None)
-            )
-        else:
-            target_idx = target_bound
+        run_fields, target_idx = self._run_and_target(
+            fields, rm, run is not None, target_bound, target_var, node.variable is None
+        )
         if self._track is not None:
             # (the run's lists are in the order written, whichever way it was walked)
             self._track.edge(rep, -1, run_fields, True)
@@ -145,6 +157,29 @@ class RepeatRules(GraphBinderBase):
         if labels:
             new_state = self._label_filter(new_state, target_idx, labels)
         return self._element_conditions(new_state, node, target_var), target_idx
+
+    def _run_and_target(
+        self,
+        fields: list[ScopeField],
+        node: Any,
+        keeps_run: bool,
+        target_bound: int | None,
+        target_var: str,
+        hidden: bool,
+    ) -> tuple[tuple[int, int] | None, int]:
+        """Add to ``fields`` what an expansion ``node`` adds after its own
+        fields: a kept run's two hidden lists (edges, vertices between), then
+        the vertex it ends at unless that is the bound field ``target_bound``.
+        Where the run's lists are (or None), and the end vertex's field."""
+        run = None
+        if keeps_run:
+            run = (len(fields), len(fields) + 1)
+            for part in node.schema[len(fields) : len(fields) + 2]:
+                fields.append(ScopeField(_hidden("run"), part.type, len(fields), None, True))
+        if target_bound is not None:
+            return run, target_bound
+        fields.append(ScopeField(target_var, self.vertex_type, len(fields), None, hidden))
+        return run, len(fields) - 1
 
     def _bind_body(self, rep: s.QuantifiedPattern) -> tuple[PathState, Track]:
         """The sub-path matched alone, with its WHERE, and where its elements are."""

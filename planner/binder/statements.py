@@ -259,6 +259,14 @@ class StatementBinder:
         graph = self.ctx.catalog.graph(st.name.parts)
         if graph is None:
             raise self.error(CatalogError(f"unknown graph {str(st.name)!r}"), st.name)
+        if not graph.is_persistent:
+            raise self.error(
+                ValidationError(
+                    f"graph {graph.name} is kept in memory (storeType='{graph.store_type}'): "
+                    "only a persistent graph keeps versions to vacuum"
+                ),
+                st,
+            )
         return SessionChange(st, "vacuum", graph.name, graph, st.retain)
 
     def _bind_UseInstance(self, st: s.UseInstance) -> BoundStatement:

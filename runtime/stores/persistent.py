@@ -135,8 +135,12 @@ class PersistentStore:
         self.graph = graph
         self.root = Path(root)
         self.path = self.root / graph.instance / graph.name.lower()
-        # Manifests seen by this session, by version (for windowed jobs).
+        # Manifests seen by this session, by version, its own unpublished
+        # ones included (a windowed job compares versions; an incremental
+        # MATCH reads what was written since one).
         self.history: dict[int, dict[str, Any]] = {}
+        # Published versions read from ``versions/`` (time travel).
+        self._published: dict[int, dict[str, Any]] = {}
         # Windowed writes since the last checkpoint (which has nothing to copy:
         # the parts are on disk), shaped as ``MemoryStore.pending``.
         self.pending: list[tuple[str, bool, Any, Any]] = []
@@ -181,9 +185,9 @@ class PersistentStore:
 
     def published(self) -> dict[str, Any]:
         recover(self.root, self.path)
-        return self._on_disk()
+        return self.on_disk()
 
-    def _on_disk(self) -> dict[str, Any]:
+    def on_disk(self) -> dict[str, Any]:
         try:
             manifest = read_manifest(self.path)
         except (OSError, ValueError) as err:
@@ -197,21 +201,29 @@ class PersistentStore:
         return int(self.manifest().get("version", 0))
 
     def at(self, version: int) -> dict[str, Any] | None:
-        """Version ``version``'s manifest: one this session saw, or one kept
-        on disk (``USE GRAPH g VERSION n``); None when there is none."""
-        found = self.history.get(version)
-        if found is None and version == 0:
+        """Version ``version``'s manifest, None when there is none: a
+        published version as kept on disk (``USE GRAPH g VERSION n``), else
+        one this session saw (a windowed job reads its own version before it
+        is published)."""
+        if version == 0:
             return {"version": 0, "labels": {}}
-        if found is None:
+        found = self._published.get(version)
+        if found is None and version <= int(self.on_disk().get("version", 0)):
             found = read_version(self.path, version)
             if found is not None:
-                self.history[version] = found
-        return found
+                self._published[version] = found  # (a published version never changes)
+        return found if found is not None else self.history.get(version)
+
+    def kept(self, version: int) -> dict[str, Any] | None:
+        """Published version ``version`` as kept on disk, or None."""
+        current = int(self.published().get("version", 0))
+        return read_version(self.path, version) if 1 <= version <= current else None
 
     def versions(self) -> list[dict[str, Any]]:
-        """Every published version kept on disk, oldest first."""
-        recover(self.root, self.path)
-        return kept_versions(self.path)
+        """Every published version kept on disk, oldest first (not one a
+        writer kept and died before publishing)."""
+        current = int(self.published().get("version", 0))
+        return [m for m in kept_versions(self.path) if int(m["version"]) <= current]
 
     # Reads ---------------------------------------------------------------------
     def info(self, label: str, is_vertex: bool) -> Any:
@@ -409,7 +421,7 @@ class PersistentStore:
         when nothing is staged.  The caller holds the graph's lock."""
         if not self.staged or self.working is None:
             return None
-        latest = self._on_disk()
+        latest = self.on_disk()
         labels = {k: list(v) for k, v in latest.get("labels", {}).items()}
         for key, part in self.staged:
             labels.setdefault(key, []).append(part)
@@ -475,7 +487,7 @@ def restore_stores(checkpointed: list[tuple[PersistentStore, dict[str, Any]]]) -
     with locked([s.path for s, _ in checkpointed]):
         for store, manifest in checkpointed:
             forget(store.root, store.path)
-            latest = store._on_disk()
+            latest = store.on_disk()
             version = max(int(latest.get("version", 0)), int(manifest.get("version", 0))) + 1
             manifests[store.path] = {"version": version, "labels": manifest.get("labels", {})}
         publish_all(root, manifests)

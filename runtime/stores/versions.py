@@ -13,7 +13,8 @@ those a session reads: a session pinned to a version holds a lease on it
 process that is still running (or of another host, which cannot be told)
 keeps its version.  A forgotten version can no longer be pinned; a session
 that read it before goes on reading it (a version's parts stay: later
-versions name them too).
+versions name them too).  A windowed job reads the current versions: pins
+are for the statements a session runs outside windows.
 """
 
 from __future__ import annotations
@@ -31,7 +32,7 @@ from geaflow_sql.core.errors import ValidationError
 from runtime.context import RuntimeContext
 from runtime.durable import atomic_write_json
 
-from .commits import VERSIONS, locked
+from .commits import VERSIONS, kept_versions, locked
 
 LEASES = "leases"
 
@@ -48,15 +49,17 @@ def _persistent(ctx: RuntimeContext, graph: GraphInfo) -> Any:
 def check_version(ctx: RuntimeContext, graph: GraphInfo, version: int) -> None:
     """Raise a ValidationError unless ``graph`` keeps version ``version``."""
     store = _persistent(ctx, graph)
-    if store.at(version) is not None:
+    if version < 1:
+        raise ValidationError(f"graph versions count from 1, not {version}")
+    if store.kept(version) is not None:
         return
     kept = [int(m["version"]) for m in store.versions()]
     have = _kept_text(kept)
     current = int(store.published().get("version", 0))
     if 0 < version < current:
         raise ValidationError(
-            f"graph {graph.name} no longer keeps version {version}: VACUUM removed it "
-            f"(it keeps {have})"
+            f"graph {graph.name} no longer keeps version {version}: VACUUM removed it, or "
+            f"it was published before graphs kept their versions (it keeps {have})"
         )
     raise ValidationError(f"graph {graph.name} has no version {version} (it keeps {have})")
 
@@ -78,16 +81,18 @@ def _ranges(numbers: list[int]) -> str:
     return ", ".join(f"{r[0]} to {r[-1]}" if len(r) > 1 else str(r[0]) for r in runs)
 
 
-def take_lease(ctx: RuntimeContext, graph: GraphInfo, version: int, holder: str) -> None:
-    """Session ``holder`` reads ``version`` of ``graph``: VACUUM keeps it."""
+def take_lease(ctx: RuntimeContext, graph: GraphInfo, version: int, holder: str) -> Path:
+    """Session ``holder`` reads ``version`` of ``graph``: VACUUM keeps it
+    until the lease (the file returned) is released."""
     lease = {"version": int(version), "pid": os.getpid(), "host": socket.gethostname()}
-    atomic_write_json(_persistent(ctx, graph).path / LEASES / f"{holder}.json", lease)
+    path = _persistent(ctx, graph).path / LEASES / f"{holder}.json"
+    atomic_write_json(path, lease)
+    return path
 
 
-def release_lease(ctx: RuntimeContext, graph: GraphInfo, holder: str) -> None:
-    if graph.is_persistent:
-        with contextlib.suppress(FileNotFoundError):
-            os.unlink(ctx.stores.store(ctx, graph).path / LEASES / f"{holder}.json")
+def release_lease(lease: Path) -> None:
+    with contextlib.suppress(FileNotFoundError):
+        os.unlink(lease)
 
 
 def _leased(graph_dir: Path) -> set[int]:
@@ -123,9 +128,10 @@ def vacuum(ctx: RuntimeContext, graph: GraphInfo, retain: int) -> str:
     """Forget every version of ``graph`` but the newest ``retain``, the
     current one and the leased ones; what was done, as a message."""
     store = _persistent(ctx, graph)
+    store.published()  # (finishes a change a writer left half done, before locking)
     with locked([store.path]):
-        kept = [int(m["version"]) for m in store.versions()]
-        current = int(store.published().get("version", 0))
+        current = int(store.on_disk().get("version", 0))
+        kept = [int(m["version"]) for m in kept_versions(store.path) if m["version"] <= current]
         leased = _leased(store.path)
         keep = set(kept[-retain:]) | {current} | leased
         removed = [v for v in kept if v not in keep]
