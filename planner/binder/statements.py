@@ -239,13 +239,15 @@ class StatementBinder:
             return InfoStatement(st, "set", st.key or "")
         return SessionChange(st, "set", st.key, st.value)
 
-    def _bind_UseGraph(self, st: s.UseGraph) -> BoundStatement:
-        graph = self.ctx.catalog.graph(st.name.parts)
+    def _graph_named(self, st: s.Statement, name: s.Name, versioned: bool) -> Any:
+        """The graph ``name`` names; with ``versioned``, one that keeps its
+        versions (USE ... VERSION, SHOW VERSIONS, VACUUM)."""
+        graph = self.ctx.catalog.graph(name.parts)
         if graph is None:
             known = self.ctx.catalog.graph_names()
             hint = f" (known: {', '.join(known)})" if known else ""
-            raise self.error(CatalogError(f"unknown graph {str(st.name)!r}{hint}"), st.name)
-        if st.version is not None and not graph.is_persistent:
+            raise self.error(CatalogError(f"unknown graph {str(name)!r}{hint}"), name)
+        if versioned and not graph.is_persistent:
             raise self.error(
                 ValidationError(
                     f"graph {graph.name} is kept in memory (storeType='{graph.store_type}'): "
@@ -253,29 +255,22 @@ class StatementBinder:
                 ),
                 st,
             )
+        return graph
+
+    def _bind_UseGraph(self, st: s.UseGraph) -> BoundStatement:
+        graph = self._graph_named(st, st.name, st.version is not None)
         return SessionChange(st, "use_graph", graph.name, graph, st.version)
 
     def _bind_VacuumGraph(self, st: s.VacuumGraph) -> BoundStatement:
-        graph = self.ctx.catalog.graph(st.name.parts)
-        if graph is None:
-            raise self.error(CatalogError(f"unknown graph {str(st.name)!r}"), st.name)
-        if not graph.is_persistent:
-            raise self.error(
-                ValidationError(
-                    f"graph {graph.name} is kept in memory (storeType='{graph.store_type}'): "
-                    "only a persistent graph keeps versions to vacuum"
-                ),
-                st,
-            )
+        graph = self._graph_named(st, st.name, True)
         return SessionChange(st, "vacuum", graph.name, graph, st.retain)
 
     def _bind_UseInstance(self, st: s.UseInstance) -> BoundStatement:
         return SessionChange(st, "use_instance", st.name.last)
 
     def _bind_Show(self, st: s.Show) -> BoundStatement:
-        if st.name is not None:
-            if self.ctx.catalog.graph(st.name.parts) is None:
-                raise self.error(CatalogError(f"unknown graph {str(st.name)!r}"), st.name)
+        if st.name is not None:  # SHOW VERSIONS OF GRAPH name
+            self._graph_named(st, st.name, True)
             return InfoStatement(st, "show", st.what, st.name.parts)
         return InfoStatement(st, "show", st.what)
 
