@@ -71,7 +71,7 @@ class GqlRules(Transformer):
         if search is not None:
             search = self._search(search, noun)
         elif noun is not None and noun.type in ("GROUP", "GROUPS"):
-            raise ParseError(f"{noun} follows SHORTEST only", span=span_of(noun))
+            raise ParseError(f"{noun} follows SHORTEST or CHEAPEST only", span=span_of(noun))
         elements = _alternating(ch)
         return s.PathPattern(
             tuple(elements), variable, prefix.get("mode"), search, span=span_of(meta)
@@ -108,14 +108,21 @@ class GqlRules(Transformer):
             raise ParseError(f"{kind} {count}: the number of paths is at least 1", span=span)
         if kind == "ALL":
             return None  # every path: no search at all
-        if groups and kind != "SHORTEST":
-            raise ParseError(f"{noun} follows SHORTEST only, not {kind}", span=span_of(noun))
-        if kind == "SHORTEST" and count is None and not groups:
-            raise ParseError("SHORTEST needs a number of paths (SHORTEST 2) or GROUPS", span=span)
-        if kind == "ALL SHORTEST":
-            return s.PathSearch(True, 1, True, span=span)
-        if kind == "ANY SHORTEST":
-            return s.PathSearch(True, 1, span=span)
+        if groups and kind not in ("SHORTEST", "CHEAPEST"):
+            raise ParseError(
+                f"{noun} follows SHORTEST or CHEAPEST only, not {kind}", span=span_of(noun)
+            )
+        if kind in ("SHORTEST", "CHEAPEST") and count is None and not groups:
+            raise ParseError(
+                f"{kind} needs a number of paths ({kind} 2) or GROUPS (ANY {kind} for one)",
+                span=span,
+            )
+        if kind in ("ALL SHORTEST", "ANY SHORTEST"):
+            return s.PathSearch(True, 1, kind == "ALL SHORTEST", span=span)
+        if kind in ("ALL CHEAPEST", "ANY CHEAPEST"):
+            return s.PathSearch(False, 1, kind == "ALL CHEAPEST", cheapest=True, span=span)
+        if kind == "CHEAPEST":
+            return s.PathSearch(False, k, groups, cheapest=True, span=span)
         return s.PathSearch(kind == "SHORTEST", k, groups, span=span)
 
     def search_any_shortest(self, meta: Meta, ch: list[Any]) -> Tagged:
@@ -123,6 +130,15 @@ class GqlRules(Transformer):
 
     def search_all_shortest(self, meta: Meta, ch: list[Any]) -> Tagged:
         return tagged("search", ("ALL SHORTEST", None, ch[0]))
+
+    def search_any_cheapest(self, meta: Meta, ch: list[Any]) -> Tagged:
+        return tagged("search", ("ANY CHEAPEST", None, ch[0]))
+
+    def search_all_cheapest(self, meta: Meta, ch: list[Any]) -> Tagged:
+        return tagged("search", ("ALL CHEAPEST", None, ch[0]))
+
+    def search_cheapest(self, meta: Meta, ch: list[Any]) -> Tagged:
+        return tagged("search", ("CHEAPEST", ch[1] if len(ch) > 1 else None, ch[0]))
 
     def search_any(self, meta: Meta, ch: list[Any]) -> Tagged:
         return tagged("search", ("ANY", ch[1] if len(ch) > 1 else None, ch[0]))
@@ -200,8 +216,12 @@ class GqlRules(Transformer):
                 parts.get("where"),
                 tuple(parts.get("properties", ())),
                 parts.get("label_expr"),
+                parts.get("cost"),
             ),
         )
+
+    def edge_cost(self, meta: Meta, ch: list[Any]) -> Tagged:
+        return tagged("cost", values_of(ch)[0])
 
     def loop(self, meta: Meta, ch: list[Any]) -> Tagged:
         low = int(str(ch[0]))
@@ -214,8 +234,8 @@ class GqlRules(Transformer):
 
     def _edge(self, meta: Meta, ch: list[Any], direction: str) -> s.EdgePattern:
         parts = by_tag(ch)
-        variable, labels, where, properties, label_expr = parts.get(
-            "edge", (None, (), None, (), None)
+        variable, labels, where, properties, label_expr, cost = parts.get(
+            "edge", (None, (), None, (), None, None)
         )
         low, high = parts.get("loop", (1, 1))
         return s.EdgePattern(
@@ -227,6 +247,7 @@ class GqlRules(Transformer):
             high,
             properties,
             label_expr,
+            cost,
             span=span_of(meta),
         )
 

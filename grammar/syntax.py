@@ -297,6 +297,9 @@ class EdgePattern(Node):
     max_hops: int | None = 1  # None: unbounded ({m,})
     properties: tuple[tuple[str, Expr], ...] = ()
     label_expr: LabelExpr | None = None  # as NodePattern's
+    # ``COST expr``: what one edge adds to its path's cost under a CHEAPEST
+    # search (an expression of the edge alone).
+    cost: Expr | None = None
 
     @property
     def is_loop(self) -> bool:
@@ -338,13 +341,20 @@ class PathSearch(Node):
     ``groups``, the paths of the ``count`` shortest lengths.
 
     ANY SHORTEST is (shortest, 1); ALL SHORTEST (shortest, 1, groups);
-    ANY k is (not shortest, k); SHORTEST k and SHORTEST k GROUPS as written."""
+    ANY k is (not shortest, k); SHORTEST k and SHORTEST k GROUPS as written.
+    With ``cheapest`` (ANY CHEAPEST, ALL CHEAPEST, CHEAPEST k [GROUPS]) the
+    order is the path's cost, the sum of its edges' COST, not its length."""
 
     shortest: bool
     count: int
     groups: bool = False
+    cheapest: bool = False
 
     def __str__(self) -> str:
+        if self.cheapest:
+            if self.groups:
+                return "ALL CHEAPEST" if self.count == 1 else f"CHEAPEST {self.count} GROUPS"
+            return "ANY CHEAPEST" if self.count == 1 else f"CHEAPEST {self.count}"
         if not self.shortest:
             return f"ANY {self.count}"
         if self.groups:

@@ -27,6 +27,21 @@ def session(spark, tmp_path):
     return Session(spark=spark, base_dir=str(tmp_path))
 
 
+@pytest.fixture(scope="module")
+def errors(spark, tmp_path_factory):
+    """A session over a small declared graph (labels A and B, edge R), for
+    graph statements that must fail."""
+    from geaflow_sql import Session
+
+    session = Session(spark=spark, base_dir=str(tmp_path_factory.mktemp("errors")))
+    session.execute(
+        "CREATE GRAPH eg (Vertex A (id bigint ID, p bigint), Vertex B (id bigint ID), "
+        "Edge R (src bigint SOURCE ID, dst bigint DESTINATION ID, w bigint)) "
+        "WITH (storeType='memory'); USE GRAPH eg"
+    )
+    return session
+
+
 @pytest.fixture(scope="session")
 def corpus() -> Path:
     from geaflow_sql.conformance import default_corpus_path

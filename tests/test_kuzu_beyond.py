@@ -48,20 +48,6 @@ ARROWS = {"OUT": ("-", "->"), "IN": ("<-", "-"), "BOTH": ("-", "-")}
 COUNTED: dict[str, int] = {}
 
 
-@pytest.fixture(scope="module")
-def errors(spark, tmp_path_factory):
-    """A session over a small declared graph, for statements that must fail."""
-    from geaflow_sql import Session
-
-    session = Session(spark=spark, base_dir=str(tmp_path_factory.mktemp("errors")))
-    session.execute(
-        "CREATE GRAPH eg (Vertex A (id bigint ID, p bigint), Vertex B (id bigint ID), "
-        "Edge R (src bigint SOURCE ID, dst bigint DESTINATION ID, w bigint)) "
-        "WITH (storeType='memory'); USE GRAPH eg"
-    )
-    return session
-
-
 def failure(session, text: str) -> str:
     from geaflow_sql.core.errors import GeaflowError
 
@@ -562,7 +548,11 @@ def test_misused_search_prefixes_are_located_errors(errors):
         ("MATCH ANY 2 (a) RETURN a", "lone vertex", "line 1, column 7"),
         ("MATCH SHORTEST (a)-[e]->{1,3}(b) RETURN a", "number of paths", "line 1, column 7"),
         ("MATCH ANY 0 (a)-[e]->{1,3}(b) RETURN a", "at least 1", "line 1, column 7"),
-        ("MATCH ANY GROUPS (a)-[e]->{1,3}(b) RETURN a", "SHORTEST only", "line 1, column 11"),
+        (
+            "MATCH ANY GROUPS (a)-[e]->{1,3}(b) RETURN a",
+            "SHORTEST or CHEAPEST only",
+            "line 1, column 11",
+        ),
         (
             "MATCH (m), ANY SHORTEST (a)-[e]->(m)-[f]->{1,3}(b) RETURN a",
             "end vertices only",

@@ -636,7 +636,9 @@ def _cy_labels(n: NodeP) -> str:
 
 
 def kuzu_rows(tmp: Path, g: Graph, cyphers: list[str]) -> list[Counter]:
-    db = kuzu.Database(str(tmp / "kuzu"))
+    # (a small database: each open one reserves max_db_size of address space,
+    # 8 TiB by default, and a few dozen exhaust it)
+    db = kuzu.Database(str(tmp / "kuzu"), buffer_pool_size=64 << 20, max_db_size=1 << 30)
     conn = kuzu.Connection(db)
     conn.execute("CALL recursive_pattern_semantic='WALK'")
     for label in ("A", "B"):
@@ -673,6 +675,8 @@ def kuzu_rows(tmp: Path, g: Graph, cyphers: list[str]) -> list[Counter]:
 def _plain(v: object) -> object:
     if isinstance(v, Decimal):
         return int(v)
+    if isinstance(v, list):
+        return tuple(_plain(x) for x in v)
     if isinstance(v, dict):  # an internal id
         return tuple(sorted(v.items()))
     return v

@@ -13,11 +13,11 @@ from typing import Any
 from sqlglot import exp
 
 from geaflow_sql.core import types as T
-from geaflow_sql.core.errors import ValidationError
+from geaflow_sql.core.errors import GeaflowError, ValidationError
 from grammar import syntax as s
 from planner.expressions import COMPARISONS, and_all, cast_to, type_of, typed
 
-from .path_values import path_function
+from .path_values import cost_field, is_path, path_function
 
 GRAPH_FUNCTIONS = {
     "label",
@@ -40,7 +40,7 @@ GRAPH_FUNCTIONS = {
 
 # Functions of a path value (``p = (a)-...``); ``length`` of anything else is
 # the string function.
-PATH_FUNCTIONS = {"length", "path_length", "nodes", "edges"}
+PATH_FUNCTIONS = {"length", "path_length", "nodes", "edges", "path_cost"}
 
 
 def _element(binder: Any, e: s.Expr, kind: str | None = None) -> exp.Expression:
@@ -62,6 +62,8 @@ def meta(bound: exp.Expression, name: str) -> exp.Expression:
 def bind_graph_function(binder: Any, e: s.FunctionCall) -> exp.Expression | None:
     """The bound call, or None when ``e`` is not a graph function call."""
     name = e.name.lower()
+    if name == "path_cost" and len(e.args) == 1 and isinstance(e.args[0], s.Column):
+        return _path_cost(binder, e.args[0])
     if name in PATH_FUNCTIONS and len(e.args) == 1 and isinstance(e.args[0], s.Column):
         found = path_function(name, binder.bind(e.args[0]))
         if found is not None:
@@ -115,6 +117,21 @@ def bind_graph_function(binder: Any, e: s.FunctionCall) -> exp.Expression | None
         return None  # e.g. a user function of that name with other arguments
     two = name in roles or name in ("is_labeled", "is_not_labeled", "property_exists")
     raise ValidationError(f"{e.name}() takes {'2' if two else '1'} argument(s), got {n}")
+
+
+def _path_cost(binder: Any, arg: s.Column) -> exp.Expression:
+    """``path_cost(p)``: the cost of path ``p`` under the CHEAPEST search that
+    matched it (the hidden field the path pattern added)."""
+    if not is_path(type_of(binder.bind(arg))):
+        raise ValidationError(f"path_cost() takes a path variable, and {arg.name!r} is not one")
+    try:
+        return binder.bind(s.Column(cost_field(arg.name), span=arg.span))  # type: ignore[no-any-return]
+    except GeaflowError:
+        raise ValidationError(
+            f"path {arg.name!r} has no cost: path_cost() reads the cost of a path matched by "
+            "a CHEAPEST search (ANY CHEAPEST, ALL CHEAPEST, CHEAPEST k), in the query that "
+            "matches it"
+        ) from None
 
 
 def _property_exists(binder: Any, e: s.FunctionCall) -> exp.Expression:

@@ -10,7 +10,7 @@ from geaflow_sql.core import types as T
 from geaflow_sql.core.config import MAX_OPEN_HOPS
 from geaflow_sql.core.errors import GeaflowError, UnsupportedError, ValidationError
 from grammar import syntax as s
-from planner.expressions import and_all, ref, typed
+from planner.expressions import and_all, ref, type_of, typed
 from planner.graph_nodes import (
     REVERSED,
     UNBOUNDED_HOPS,
@@ -31,7 +31,17 @@ from planner.logical import (
 
 from .expressions import ExprBinder
 from .graph_repeat import RepeatRules
-from .path_values import Track, first_reach, mode_condition, path_length, path_type
+from .path_values import (
+    Track,
+    cost_field,
+    cost_type,
+    first_reach,
+    is_cost_field,
+    mode_condition,
+    path_cost,
+    path_length,
+    path_type,
+)
 from .paths import PathState, _hidden, vertex_id
 from .scope import Scope, ScopeField
 
@@ -74,9 +84,9 @@ class PatternRules(RepeatRules):
         run (its LDBC BI 8 counts a friend met over ``-[:knows]-{0,1}`` once
         per edge between the two)."""
         assert state.node is not None
-        if not any(f.hidden and not is_loop_edge(f.name) for f in state.fields):
+        if not any(f.hidden and not _kept_hidden(f.name) for f in state.fields):
             return state
-        kept = [f for f in state.fields if not f.hidden or is_loop_edge(f.name)]
+        kept = [f for f in state.fields if not f.hidden or _kept_hidden(f.name)]
         fields = [ScopeField(f.name, f.type, i, f.relation, f.hidden) for i, f in enumerate(kept)]
         node: LogicalNode = Project(
             state.node,
@@ -181,6 +191,7 @@ class PatternRules(RepeatRules):
     _first_reach: str | None = None
 
     def bind_path(self, state: PathState, path: s.PathPattern) -> PathState:
+        costs = self._edge_costs(path)
         if path.variable is None and path.mode in (None, "WALK") and path.search is None:
             return self._bind_path(state, path)
         steps = path.steps
@@ -202,9 +213,47 @@ class PatternRules(RepeatRules):
         try:
             base = state.width
             state = self._bind_path(state, path, distinct=False)
-            return self.distinct_paths(self._path_value(state, path, base))
+            return self.distinct_paths(self._path_value(state, path, base, costs))
         finally:
             self._track, self._first_reach = outer
+
+    def _edge_costs(self, path: s.PathPattern) -> dict[int, exp.Expression]:
+        """The COST of each edge pattern that has one (by ``id``), bound over
+        the edge alone; COST is for a CHEAPEST search only."""
+        edges = [
+            e
+            for step in path.steps
+            for e in (step.body.edges if isinstance(step, s.QuantifiedPattern) else (step,))
+        ]
+        written = [(e, e.cost) for e in edges if e.cost is not None]
+        if not written:
+            return {}
+        if path.search is None or not path.search.cheapest:
+            raise self.error(
+                ValidationError(
+                    "COST is what an edge adds to its path's cost under a CHEAPEST search "
+                    "(ANY CHEAPEST, ALL CHEAPEST or CHEAPEST k before the path); this path "
+                    "has none"
+                ),
+                written[0][1],
+            )
+        assert self.edge_type is not None
+        out: dict[int, exp.Expression] = {}
+        for e, cost in written:
+            assert e.variable is not None  # (the grammar's rule: COST follows a named edge)
+            binder = self._binder_alone(e.variable, self.edge_type)
+            try:
+                bound = binder.bind(cost)
+            except GeaflowError as err:
+                raise self.error(
+                    ValidationError(f"the COST of an edge may only read the edge: {err.message}"),
+                    cost,
+                ) from None
+            kind = type_of(bound)
+            if not getattr(kind, "is_numeric", False):
+                raise self.error(ValidationError(f"COST is a number, and this is {kind}"), cost)
+            out[id(e)] = bound
+        return out
 
     def _check_search(self, state: PathState, path: s.PathPattern, search: s.PathSearch) -> None:
         """A search prefix is about paths of different lengths (SHORTEST) or
@@ -234,10 +283,14 @@ class PatternRules(RepeatRules):
                     inner,
                 )
 
-    def _path_value(self, state: PathState, path: s.PathPattern, base: int) -> PathState:
+    def _path_value(
+        self, state: PathState, path: s.PathPattern, base: int, costs: dict[int, exp.Expression]
+    ) -> PathState:
         """The path as a field (named by the path variable, else hidden), the
         mode's filter on it, and the paths its search prefix keeps: per pair of
-        end vertices (and per row of the ``base`` fields before the pattern)."""
+        end vertices (and per row of the ``base`` fields before the pattern).
+        Under a CHEAPEST search the path's cost is a hidden field after it,
+        and a path of null cost is no candidate."""
         assert self._track is not None and state.node is not None
         assert self.vertex_type is not None and self.edge_type is not None
         ptype = path_type(self.vertex_type, self.edge_type)
@@ -251,16 +304,30 @@ class PatternRules(RepeatRules):
             ScopeField(name, ptype, state.width, None, path.variable is None)
         ]
         exprs = tuple(ref(f.index, f.type) for f in state.fields) + (value,)
+        search = path.search
+        cost: exp.Expression | None = None
+        if search is not None and search.cheapest:
+            ctype = cost_type(list(costs.values()))
+            cost = ref(len(fields), ctype)
+            name = cost_field(path.variable) if path.variable else _hidden("cost")
+            fields.append(ScopeField(name, ctype, len(fields), None, True))
+            exprs += (path_cost(self._track, path.steps, costs, ctype),)
         node: LogicalNode = Project(state.node, exprs, tuple(Field(f.name, f.type) for f in fields))
         condition = mode_condition(path.mode or "WALK", state.width, ptype)
         if condition is not None:
             node = Filter(node, condition)
-        search = path.search
+        if cost is not None:
+            node = Filter(
+                node, typed(exp.Not(this=exp.Is(this=cost, expression=exp.Null())), T.BOOLEAN)
+            )
         if search is not None:
             ends = [fields[self._track.nodes[id(path.elements[k])]] for k in (0, -1)]
             keys = [ref(f.index, f.type) for f in fields[:base]]
             keys += [vertex_id(f, 0) for f in ends]
-            order = path_length(ref(state.width, ptype)) if search.shortest else keys[-1]
+            if cost is not None:
+                order = cost
+            else:
+                order = path_length(ref(state.width, ptype)) if search.shortest else keys[-1]
             node = GroupLimit(node, tuple(keys), order, search.count, search.groups)
         return PathState(node, fields)
 
@@ -484,6 +551,12 @@ class PatternRules(RepeatRules):
     def _binder_alone(self, var: str, t: Any) -> ExprBinder:
         """Binds conditions over one pattern element alone (field 0)."""
         return ExprBinder(self.ctx, Scope([ScopeField(var, t, 0, None, False)]), local_relation=var)
+
+
+def _kept_hidden(name: str) -> bool:
+    """Hidden fields a path keeps: an anonymous variable-length edge's last
+    edge, and a path variable's cost (``path_cost``)."""
+    return is_loop_edge(name) or is_cost_field(name)
 
 
 def _variable_length(step: Any) -> bool:

@@ -170,6 +170,97 @@ def path_length(value: exp.Expression) -> exp.Expression:
     return typed(exp.Anonymous(this="array_size", expressions=[edges]), T.INTEGER)
 
 
+# The hidden field holding the cost of path variable ``p`` under a CHEAPEST
+# search (``path_cost(p)`` reads it).
+COST_PREFIX = "$cost$"
+
+
+def cost_field(variable: str) -> str:
+    return COST_PREFIX + variable
+
+
+def is_cost_field(name: str) -> bool:
+    return name.startswith(COST_PREFIX)
+
+
+def cost_type(costs: list[exp.Expression | None]) -> Any:
+    """BIGINT when every edge's cost is an integer (1 where none is given), else DOUBLE."""
+    integral = all(c is None or getattr(_type(c), "is_integer", False) for c in costs)
+    return T.BIGINT if integral else T.DOUBLE
+
+
+def path_cost(
+    track: Track, steps: tuple[Any, ...], costs: dict[int, exp.Expression], ctype: Any
+) -> exp.Expression:
+    """The cost of a path: the sum over its edges of the COST of the edge
+    pattern each matched (``costs``, by ``id`` of the pattern, expressions
+    of the edge alone, field 0), 1 for a pattern without one.  A null cost
+    makes the path's cost null."""
+    sql = T.spark_sql_type(ctype)
+    parts: list[exp.Expression] = []
+    for step in steps:
+        index, run, _ = track.edges[id(step)]
+        if run is None:
+            parts.append(_cast(_of(costs.get(id(step)), ref_expr(index)), sql))
+            continue
+        run_edges = ref_expr(run[0])
+        body = step.body.edges if isinstance(step, s.QuantifiedPattern) else (step,)
+        each = [costs.get(id(e)) for e in body]
+        if all(c is None for c in each):
+            parts.append(_parse(f"CAST(array_size({run_edges.sql()}) AS {sql})"))
+            continue
+        # The run's edges in order: repetition after repetition of the body's
+        # edges (one edge for a variable-length edge).
+        item = exp.Column(this=exp.Identifier(this="x_", quoted=False))
+        if len(body) == 1:
+            one = _cast(_of(each[0], item), sql)
+            parts.append(_aggregate(run_edges, one, sql, "x_"))
+            continue
+        whens = " ".join(f"WHEN {k} THEN __cost{k}__" for k in range(len(body)))
+        per = _parse(f"transform({run_edges.sql()}, (x_, i_) -> CASE i_ % {len(body)} {whens} END)")
+        for k, c in enumerate(each):
+            slot = next(a for a in per.find_all(exp.Column) if a.name == f"__cost{k}__")
+            slot.replace(_cast(_of(c, item), sql))
+        parts.append(_aggregate(per, exp.Column(this=exp.Identifier(this="y_")), sql, "y_"))
+    total = parts[0]
+    for part in parts[1:]:
+        total = exp.Add(this=total, expression=part)
+    return typed(total, ctype)
+
+
+def ref_expr(index: int) -> exp.Expression:
+    return exp.Column(this=exp.Identifier(this=f"c{index}", quoted=False))
+
+
+def _type(e: exp.Expression) -> Any:
+    return e.meta.get("type") if e.meta else None
+
+
+def _of(cost: exp.Expression | None, edge: exp.Expression) -> exp.Expression | None:
+    """The cost expression (of field 0) of the edge ``edge`` (None: none written)."""
+    from planner.expressions import substitute_refs
+
+    return None if cost is None else substitute_refs(cost, {0: edge})
+
+
+def _cast(e: exp.Expression | None, sql: str) -> exp.Expression:
+    if e is None:
+        return _parse(f"CAST(1 AS {sql})")
+    return exp.Cast(this=exp.Paren(this=e), to=exp.DataType.build(sql, dialect="spark"))
+
+
+def _aggregate(items: exp.Expression, each: exp.Expression, sql: str, var: str) -> exp.Expression:
+    """``aggregate(items, 0, (a_, var) -> a_ + each)``: the sum of ``each``
+    over the list (0 for an empty one, null if any is null)."""
+    template = _parse(f"aggregate(__items__, CAST(0 AS {sql}), (a_, {var}) -> a_ + __each__)")
+    for slot in list(template.find_all(exp.Column)):
+        if slot.name == "__items__":
+            slot.replace(items.copy())
+        elif slot.name == "__each__":
+            slot.replace(each.copy())
+    return template
+
+
 def first_reach(path: Any) -> str | None:
     """How the variable-length edge of a shortest-path search may keep its
     walks (see ``EdgeMatch.first_reach``): when the path is that one edge, in
