@@ -155,6 +155,13 @@ class EdgeMatch(SingleInput):
     # "ALL" every one.  Only where the run is the whole path pattern (see
     # planner.binder.path_values.first_reach).
     first_reach: str | None = None
+    # With ``first_reach``, a search by cost (ANY/ALL CHEAPEST) instead of by
+    # hops: the cost of one edge (over the edge alone, field 0).  A walk is
+    # dropped when its start reached its vertex in an earlier round at a
+    # lower cost ("ALL") or at no higher cost ("ANY"; which also keeps one
+    # cheapest walk per start and vertex a round, "ALL" every cheapest);
+    # an edge of null cost is not taken.
+    reach_cost: exp.Expression | None = None
 
     def _check(self) -> None:
         if self.keep_run and not self.is_loop:
@@ -163,6 +170,8 @@ class EdgeMatch(SingleInput):
             not self.is_loop or self.min_hops > 1 or self.first_reach not in ("ANY", "ALL")
         ):
             raise InvalidPlan("a first-reach search is a run of {0,n} or {1,n} edges, ANY or ALL")
+        if self.reach_cost is not None and self.first_reach is None:
+            raise InvalidPlan("an edge cost orders a first-reach search only")
         if not self.is_loop and self.has_body:
             raise InvalidPlan(
                 "only a variable-length edge has conditions on the vertices it passes"
@@ -181,7 +190,9 @@ class EdgeMatch(SingleInput):
         if not 0 <= self.min_hops <= self.max_hops:
             raise InvalidPlan(f"EdgeMatch hops {{{self.min_hops},{self.max_hops}}}")
         # Each filter reads one field: the edge, or the target vertex.
-        check_refs(self, (self.edge_filter, self.target_filter, self.via_filter), 1)
+        check_refs(
+            self, (self.edge_filter, self.target_filter, self.via_filter, self.reach_cost), 1
+        )
         check_condition(self, self.edge_filter)
         check_condition(self, self.target_filter)
         check_condition(self, self.via_filter)
@@ -231,7 +242,10 @@ class EdgeMatch(SingleInput):
             parts.append("target_filter=" + render(self.target_filter, [self.target_variable]))
         if self.keep_run:
             parts.append("keeps its run")
-        if self.first_reach is not None:
+        if self.first_reach is not None and self.reach_cost is not None:
+            cost = render(self.reach_cost, [self.edge_variable])
+            parts.append(f"cheapest walks ({self.first_reach.lower()}, cost={cost})")
+        elif self.first_reach is not None:
             parts.append(f"shortest walks ({self.first_reach.lower()})")
         if self.has_body:
             via = f"via={'|'.join(self.via_labels) or '*'}"

@@ -222,6 +222,11 @@ def test_misused_costs_are_located_errors(errors):
             "has no cost",
             "line 1, column 51",
         ),
+        (
+            "MATCH p = ANY SHORTEST (a)-[e:R COST e.w]->{1,3}(b) RETURN a",
+            "search is ANY SHORTEST",
+            "line 1, column 38",
+        ),
         ("MATCH CHEAPEST (a)-[e:R]->{1,3}(b) RETURN a", "number of paths", "line 1, column 7"),
         ("MATCH ANY CHEAPEST (a) RETURN a", "lone vertex", "line 1, column 7"),
         ("MATCH (a)-[:R COST 1]->(b) RETURN a", "unexpected", "line 1, column 15"),
@@ -233,6 +238,7 @@ def test_misused_costs_are_located_errors(errors):
 def test_a_variable_named_cost_is_still_a_name(errors):
     # COST is a keyword only after a named edge's other parts.
     errors.execute("MATCH (a)-[cost:R]->(b) RETURN cost.w")
+    errors.execute("MATCH (a)-[cost]->(b) RETURN cost.w")
     errors.execute("MATCH (cost)-[e:R]->(b) RETURN cost.p")
 
 
@@ -242,3 +248,5 @@ def test_explain_shows_the_cost_order(errors):
     )
     assert "GroupLimit" in plan and "order=[$cost$p" in plan and "groups=1" in plan, plan
     assert "AGGREGATE(" in plan, plan
+    # One variable-length edge: the search drops walks a cheaper earlier one makes needless.
+    assert "cheapest walks (all, cost=" in plan, plan

@@ -31,7 +31,7 @@ from dataclasses import dataclass
 
 import pytest
 
-from tests.test_kuzu_beyond import SQUARE, errors, failure  # noqa: F401 (fixture)
+from tests.test_kuzu_beyond import SQUARE, failure
 from tests.test_kuzu_differential import Graph, geaflow_rows
 
 hypothesis = pytest.importorskip("hypothesis")

@@ -63,7 +63,9 @@ def bind_graph_function(binder: Any, e: s.FunctionCall) -> exp.Expression | None
     """The bound call, or None when ``e`` is not a graph function call."""
     name = e.name.lower()
     if name == "path_cost" and len(e.args) == 1 and isinstance(e.args[0], s.Column):
-        return _path_cost(binder, e.args[0])
+        cost = _path_cost(binder, e.args[0])
+        if cost is not None:
+            return cost  # (else a function of that name, if there is one)
     if name in PATH_FUNCTIONS and len(e.args) == 1 and isinstance(e.args[0], s.Column):
         found = path_function(name, binder.bind(e.args[0]))
         if found is not None:
@@ -119,11 +121,12 @@ def bind_graph_function(binder: Any, e: s.FunctionCall) -> exp.Expression | None
     raise ValidationError(f"{e.name}() takes {'2' if two else '1'} argument(s), got {n}")
 
 
-def _path_cost(binder: Any, arg: s.Column) -> exp.Expression:
+def _path_cost(binder: Any, arg: s.Column) -> exp.Expression | None:
     """``path_cost(p)``: the cost of path ``p`` under the CHEAPEST search that
-    matched it (the hidden field the path pattern added)."""
+    matched it (the hidden field the path pattern added); None when ``p`` is
+    no path."""
     if not is_path(type_of(binder.bind(arg))):
-        raise ValidationError(f"path_cost() takes a path variable, and {arg.name!r} is not one")
+        return None
     try:
         return binder.bind(s.Column(cost_field(arg.name), span=arg.span))  # type: ignore[no-any-return]
     except GeaflowError:

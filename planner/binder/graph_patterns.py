@@ -189,6 +189,8 @@ class PatternRules(RepeatRules):
     # How the variable-length edge of a shortest-path search keeps its walks
     # (EdgeMatch.first_reach), None when every walk is kept.
     _first_reach: str | None = None
+    # The cost of one edge when that search is by cost (EdgeMatch.reach_cost).
+    _reach_cost: exp.Expression | None = None
 
     def bind_path(self, state: PathState, path: s.PathPattern) -> PathState:
         costs = self._edge_costs(path)
@@ -208,14 +210,18 @@ class PatternRules(RepeatRules):
             )
         if path.search is not None:
             self._check_search(state, path, path.search)
-        outer = (self._track, self._first_reach)
+        outer = (self._track, self._first_reach, self._reach_cost)
         self._track, self._first_reach = Track(), first_reach(path)
+        self._reach_cost = None
+        if self._first_reach is not None and path.search is not None and path.search.cheapest:
+            step = path.steps[0]
+            self._reach_cost = costs.get(id(step), typed(exp.Literal.number(1), T.BIGINT))
         try:
             base = state.width
             state = self._bind_path(state, path, distinct=False)
             return self.distinct_paths(self._path_value(state, path, base, costs))
         finally:
-            self._track, self._first_reach = outer
+            self._track, self._first_reach, self._reach_cost = outer
 
     def _edge_costs(self, path: s.PathPattern) -> dict[int, exp.Expression]:
         """The COST of each edge pattern that has one (by ``id``), bound over
@@ -232,8 +238,12 @@ class PatternRules(RepeatRules):
             raise self.error(
                 ValidationError(
                     "COST is what an edge adds to its path's cost under a CHEAPEST search "
-                    "(ANY CHEAPEST, ALL CHEAPEST or CHEAPEST k before the path); this path "
-                    "has none"
+                    "(ANY CHEAPEST, ALL CHEAPEST or CHEAPEST k before the path), and this "
+                    + (
+                        "path has no search prefix"
+                        if path.search is None
+                        else f"path's search is {path.search}"
+                    )
                 ),
                 written[0][1],
             )
@@ -462,7 +472,7 @@ class PatternRules(RepeatRules):
         target_bound = state.index_of(node.variable) if node.variable else None
         target_var = node.variable or _hidden("v")
         max_hops = edge.max_hops
-        if max_hops is None and self._first_reach is not None:
+        if max_hops is None and self._first_reach is not None and self._reach_cost is None:
             max_hops = UNBOUNDED_HOPS  # the search ends when it reaches nothing new
         elif max_hops is None:
             max_hops = max(edge.min_hops, self.ctx.config.get_int(MAX_OPEN_HOPS))
@@ -494,6 +504,7 @@ class PatternRules(RepeatRules):
             via_end=forward,
             keep_run=self._track is not None and edge.is_loop,
             first_reach=self._first_reach if edge.is_loop else None,
+            reach_cost=self._reach_cost if edge.is_loop and self._first_reach else None,
         )
         fields = list(state.fields)
         edge_idx = len(fields)

@@ -262,18 +262,20 @@ def _aggregate(items: exp.Expression, each: exp.Expression, sql: str, var: str) 
 
 
 def first_reach(path: Any) -> str | None:
-    """How the variable-length edge of a shortest-path search may keep its
-    walks (see ``EdgeMatch.first_reach``): when the path is that one edge, in
-    any walk (WALK), its shortest walks between two vertices are made of
-    shortest walks, so a walk reaching a vertex its start reached in an
-    earlier round is no part of one.  Not when the run must be longer than
-    one edge (a shortest walk of at least three edges may pass a vertex
-    met earlier), nor for SHORTEST k or ANY k (they want longer walks too)."""
+    """How the variable-length edge of a shortest- or cheapest-path search
+    may keep its walks (see ``EdgeMatch.first_reach``): when the path is
+    that one edge, in any walk (WALK), its shortest (cheapest) walks between
+    two vertices are made of shortest (cheapest) walks, so a walk reaching a
+    vertex its start reached in an earlier round (at no higher cost) is no
+    part of one: that earlier walk, with fewer edges, would do as well.  Not
+    when the run must be longer than one edge (a shortest walk of at least
+    three edges may pass a vertex met earlier), nor for SHORTEST k, CHEAPEST
+    k or ANY k (they want longer walks too)."""
     search = path.search
     edges = path.steps
     if (
         search is None
-        or not search.shortest
+        or not (search.shortest or search.cheapest)
         or search.count != 1
         or path.mode not in (None, "WALK")
         or len(edges) != 1

@@ -15,6 +15,7 @@ from sqlglot import exp
 
 from geaflow_sql.core import types as T
 from planner.dialect import to_spark_sql
+from planner.expressions import type_of
 from planner.graph_nodes import EdgeMatch, GraphAlgorithm, GraphLabelScan, VertexMatch
 from runtime.algorithms.base import AlgorithmGraph, LazyFrame
 from runtime.algorithms.registry import implementation
@@ -273,12 +274,26 @@ def _loop(env: Env, node: EdgeMatch, path: Any, edges: Any, names: list[str]) ->
         F.array().cast(ST.ArrayType(etype)).alias("__redges"),
         F.array().cast(ST.ArrayType(vtype)).alias("__rverts"),
     ]
+    # A search by cost: each walk's cost so far, each edge's own (an edge of
+    # null cost is not taken).
+    costs = node.reach_cost is not None
+    ctype = "double"
+    if node.reach_cost is not None:
+        # (integer costs add up exactly as integers, as the path's cost does)
+        if getattr(type_of(node.reach_cost), "is_integer", False):
+            ctype = "bigint"
+        edges = (
+            edges.selectExpr("e AS c0")
+            .selectExpr("c0 AS e", f"{spark_sql(node.reach_cost)} AS __ecost")
+            .where("__ecost IS NOT NULL")
+        )
     walk0 = starts.select(
         "__from",
         F.lit(None).cast(etype).alias("__edge"),
         F.col("__from").alias("__at"),
         F.lit(0).alias("__hops"),
         *(no_run if node.keep_run else []),
+        *([F.lit(0).cast(ctype).alias("__cost")] if costs else []),
     )
     body = vertex_values(env, node.graph, node.via_labels, node.vertex_type)
     body = _filtered(body, "v", node.via_filter)
@@ -302,15 +317,49 @@ def _loop(env: Env, node: EdgeMatch, path: Any, edges: Any, names: list[str]) ->
     # checkpointed, so that a round reads only what the last one kept.
     met: list[Any] = []
     if node.first_reach is not None and node.min_hops == 0:
-        met.append(walk0.select("__from", "__at"))
+        met.append(walk0.select("__from", "__at", *(["__cost"] if costs else [])))
 
     def first_reached(reached: Any) -> Any:
+        if costs:
+            return cheapest_reached(reached)
         for earlier in met:
             reached = reached.join(earlier, ["__from", "__at"], "left_anti")
         if node.first_reach == "ANY":
             reached = reached.dropDuplicates(["__from", "__at"])
         reached = reached.localCheckpoint(eager=True)
         met.append(reached.select("__from", "__at"))
+        return reached
+
+    def cheapest_reached(reached: Any) -> Any:
+        """The round's walks no earlier walk from the same start to the same
+        vertex makes needless (see ``EdgeMatch.reach_cost``); ``met`` holds
+        one table, the least cost each (start, vertex) was reached at."""
+        from pyspark.sql import Window
+
+        keep = "<" if node.first_reach == "ANY" else "<="
+        if met:
+            best = met[0].withColumnRenamed("__cost", "__best")
+            reached = reached.join(best, ["__from", "__at"], "left").where(
+                f"__best IS NULL OR __cost {keep} __best"
+            )
+            reached = reached.drop("__best")
+        pair = Window.partitionBy("__from", "__at")
+        if node.first_reach == "ANY":
+            ranked = F.row_number().over(pair.orderBy("__cost"))
+            reached = reached.withColumn("__rank", ranked).where("__rank = 1").drop("__rank")
+        else:
+            least = F.min("__cost").over(pair)
+            reached = reached.withColumn("__least", least).where("__cost = __least")
+            reached = reached.drop("__least")
+        reached = reached.localCheckpoint(eager=True)
+        now = reached.select("__from", "__at", "__cost")
+        if met:
+            now = (
+                now.unionByName(met[0])
+                .groupBy("__from", "__at")
+                .agg(F.min("__cost").alias("__cost"))
+            )
+        met[:] = [now.localCheckpoint(eager=True)]
         return reached
 
     def step(round_no: int) -> tuple[bool, Any]:
@@ -324,6 +373,8 @@ def _loop(env: Env, node: EdgeMatch, path: Any, edges: Any, names: list[str]) ->
                 .otherwise(F.col("__rverts"))
                 .alias("__rverts"),
             ]
+        if costs:
+            kept.append((F.col("__cost") + F.col("__ecost").cast(ctype)).alias("__cost"))
         reached = frontier.join(edges, F.col("__at") == F.col("e.`~src`"), "inner").select(
             "__from",
             F.col("e").alias("__edge"),
