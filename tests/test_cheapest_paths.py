@@ -20,11 +20,20 @@ from dataclasses import dataclass
 
 import pytest
 
-from tests.test_kuzu_beyond import ARROWS, COUNTED, SQUARE, _labels, failure
-from tests.test_kuzu_differential import Graph, geaflow_rows, graphs, kuzu_rows
+from tests.test_kuzu_beyond import (
+    _SETTINGS,
+    COUNTED,
+    SQUARE,
+    _labels,
+    check_chosen,
+    draw_run,
+    failure,
+    least_per_pair,
+)
+from tests.test_kuzu_differential import Graph, geaflow_rows, graphs
 
 hypothesis = pytest.importorskip("hypothesis")
-from hypothesis import HealthCheck, given, settings  # noqa: E402
+from hypothesis import given, settings  # noqa: E402
 from hypothesis import strategies as st  # noqa: E402
 
 PER_GRAPH = 10
@@ -64,17 +73,7 @@ def select(walks: Counter, search: str, cost: str) -> Counter:
         if any(c is None for c in costs):
             continue
         by_pair.setdefault((a, b), []).extend([sum(costs)] * times)
-    out: Counter = Counter()
-    for (a, b), costs in by_pair.items():
-        costs.sort()
-        if groups:
-            kept = sorted(set(costs))[:k]
-            chosen = [c for c in costs if c in kept]
-        else:
-            chosen = costs[:k]
-        for c in chosen:
-            out[(a, b, c)] += 1
-    return out
+    return least_per_pair(by_pair, k, groups)
 
 
 @st.composite
@@ -83,13 +82,7 @@ def weighted_pairs(draw) -> Weighted:
     ``a`` and on every edge of the run."""
     search = draw(st.sampled_from(list(SEARCHES)))
     cost = draw(st.sampled_from(list(COSTS)))
-    a_labels = draw(st.sampled_from([(), ("A",), ("B",)]))
-    el = draw(st.sampled_from([(), ("R",), ("S",), ("R", "S")]))
-    left, right = ARROWS[draw(st.sampled_from(list(ARROWS)))]
-    labels = _labels(el, True)
-    a_cond = f"a.p {draw(st.sampled_from(['>', '<>']))} {draw(st.integers(0, 3))}"
-    a_cond = a_cond if draw(st.booleans()) else ""
-    e_cond = f"e.w <> {draw(st.integers(0, 3))}" if draw(st.booleans()) else ""
+    a_labels, labels, left, right, a_cond, e_cond = draw_run(draw, "<>")
     mode = draw(st.sampled_from(["", "", "TRAIL", "ACYCLIC"]))
     # (Kuzu's *0..n misses some walks of no edges and repeats others: a run
     # of no edges is checked by hand)
@@ -114,33 +107,11 @@ def weighted_pairs(draw) -> Weighted:
     return Weighted(gql, cypher, search, cost)
 
 
-def check_weighted(spark, tmp, g: Graph, pairs: list[Weighted], conf: dict) -> None:
-    walks = kuzu_rows(tmp, g, [p.cypher for p in pairs])
-    have = geaflow_rows(spark, tmp, g, [p.gql for p in pairs], conf)
-    for p, w, h in zip(pairs, walks, have, strict=True):
-        want = select(w, p.search, p.cost)
-        assert h == want, (
-            f"\ngraph: {g}\nGQL:    {p.gql}\nCypher: {p.cypher}\n"
-            f"only geaflow-sql: {dict(h - want)}\nonly the oracle: {dict(want - h)}"
-        )
-
-
-_SETTINGS = settings(
-    max_examples=4,
-    deadline=None,
-    derandomize=True,
-    suppress_health_check=[
-        HealthCheck.function_scoped_fixture,
-        HealthCheck.too_slow,
-        HealthCheck.data_too_large,
-    ],
-)
-
-
-@_SETTINGS
+@settings(_SETTINGS, max_examples=4)
 @given(g=graphs(), qs=st.lists(weighted_pairs(), min_size=PER_GRAPH, max_size=PER_GRAPH))
 def test_cheapest_paths_agree_with_kuzus_walks(spark, tmp_path_factory, g, qs):
-    check_weighted(spark, tmp_path_factory.mktemp("cheapest"), g, qs, {})
+    tmp = tmp_path_factory.mktemp("cheapest")
+    check_chosen(spark, tmp, g, qs, {}, lambda p, w: select(w, p.search, p.cost))
     COUNTED["cheapest"] = COUNTED.get("cheapest", 0) + len(qs)
 
 

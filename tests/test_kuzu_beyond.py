@@ -22,6 +22,7 @@ from __future__ import annotations
 import itertools
 from collections import Counter
 from dataclasses import dataclass
+from typing import Any
 
 import pytest
 
@@ -411,20 +412,38 @@ def select_walks(walks: Counter, search: str) -> Counter:
     by_pair: dict[tuple, list[int]] = {}
     for (a, b, n), times in walks.items():
         by_pair.setdefault((a, b), []).extend([n] * times)
+    if not ordered:
+        return Counter({pair: min(k, len(lengths)) for pair, lengths in by_pair.items()})
+    return least_per_pair(by_pair, k, groups)
+
+
+def least_per_pair(by_pair: dict[tuple, list], k: int, groups: bool) -> Counter:
+    """Per pair of end vertices, its ``k`` least values (with ``groups``,
+    every value among its ``k`` least distinct ones), as (a, b, value)."""
     out: Counter = Counter()
-    for (a, b), lengths in by_pair.items():
-        lengths.sort()
-        if not ordered:
-            out[(a, b)] += min(k, len(lengths))
-            continue
+    for (a, b), values in by_pair.items():
+        values = sorted(values)
         if groups:
-            kept = sorted(set(lengths))[:k]
-            chosen = [n for n in lengths if n in kept]
+            kept = sorted(set(values))[:k]
+            chosen = [v for v in values if v in kept]
         else:
-            chosen = lengths[:k]
-        for n in chosen:
-            out[(a, b, n)] += 1
+            chosen = values[:k]
+        for v in chosen:
+            out[(a, b, v)] += 1
     return out
+
+
+def draw_run(draw: Any, e_op: str) -> tuple[tuple[str, ...], str, str, str, str, str]:
+    """The parts of a generated ``(a)-[e]-{m,n}(b)``: ``a``'s labels, the
+    edge's labels as GQL writes them, the arrow's two sides, a condition on
+    ``a`` and one on every edge (``e.w <e_op> k``), each possibly empty."""
+    a_labels = draw(st.sampled_from([(), ("A",), ("B",)]))
+    el = draw(st.sampled_from([(), ("R",), ("S",), ("R", "S")]))
+    left, right = ARROWS[draw(st.sampled_from(list(ARROWS)))]
+    a_cond = f"a.p {draw(st.sampled_from(['>', '<>']))} {draw(st.integers(0, 3))}"
+    a_cond = a_cond if draw(st.booleans()) else ""
+    e_cond = f"e.w {e_op} {draw(st.integers(0, 3))}" if draw(st.booleans()) else ""
+    return a_labels, _labels(el, True), left, right, a_cond, e_cond
 
 
 @st.composite
@@ -436,13 +455,7 @@ def searched_pairs(draw) -> Searched:
     ``* ALL SHORTEST``, which never pairs a vertex with itself (so neither
     side does here)."""
     search = draw(st.sampled_from(list(SEARCHES)))
-    a_labels = draw(st.sampled_from([(), ("A",), ("B",)]))
-    el = draw(st.sampled_from([(), ("R",), ("S",), ("R", "S")]))
-    left, right = ARROWS[draw(st.sampled_from(list(ARROWS)))]
-    labels = _labels(el, True)
-    a_cond = f"a.p {draw(st.sampled_from(['>', '<>']))} {draw(st.integers(0, 3))}"
-    a_cond = a_cond if draw(st.booleans()) else ""
-    e_cond = f"e.w > {draw(st.integers(0, 3))}" if draw(st.booleans()) else ""
+    a_labels, labels, left, right, a_cond, e_cond = draw_run(draw, ">")
     a_g = f"(a{_labels(a_labels, True)}{' WHERE ' + a_cond if a_cond else ''})"
     a_c = f"(a{_labels(a_labels, False)})"
     e_g = f"[e{labels}{' WHERE ' + e_cond if e_cond else ''}]"
@@ -478,10 +491,22 @@ def searched_pairs(draw) -> Searched:
 
 
 def check_searched(spark, tmp, g: Graph, pairs: list[Searched], conf: dict) -> None:
+    check_chosen(
+        spark,
+        tmp,
+        g,
+        pairs,
+        conf,
+        lambda p, w: w if p.search is None else select_walks(w, p.search),
+    )
+
+
+def check_chosen(spark, tmp, g: Graph, pairs: list, conf: dict, choose: Any) -> None:
+    """Each pair's GQL gives what ``choose(pair, rows of its Cypher)`` keeps."""
     walks = kuzu_rows(tmp, g, [p.cypher for p in pairs])
     have = geaflow_rows(spark, tmp, g, [p.gql for p in pairs], conf)
     for p, w, h in zip(pairs, walks, have, strict=True):
-        want = w if p.search is None else select_walks(w, p.search)
+        want = choose(p, w)
         assert h == want, (
             f"\ngraph: {g}\nGQL:    {p.gql}\nCypher: {p.cypher}\n"
             f"only geaflow-sql: {dict(h - want)}\nonly the oracle: {dict(want - h)}"
