@@ -31,7 +31,7 @@ from sqlglot import exp
 
 from geaflow_sql.core import types as T
 from grammar import syntax as s
-from planner.expressions import typed
+from planner.expressions import type_of, typed
 
 MODES = ("WALK", "TRAIL", "ACYCLIC", "SIMPLE")
 
@@ -185,7 +185,7 @@ def is_cost_field(name: str) -> bool:
 
 def cost_type(costs: list[exp.Expression | None]) -> Any:
     """BIGINT when every edge's cost is an integer (1 where none is given), else DOUBLE."""
-    integral = all(c is None or getattr(_type(c), "is_integer", False) for c in costs)
+    integral = all(c is None or getattr(type_of(c), "is_integer", False) for c in costs)
     return T.BIGINT if integral else T.DOUBLE
 
 
@@ -230,10 +230,6 @@ def path_cost(
 
 def ref_expr(index: int) -> exp.Expression:
     return exp.Column(this=exp.Identifier(this=f"c{index}", quoted=False))
-
-
-def _type(e: exp.Expression) -> Any:
-    return e.meta.get("type") if e.meta else None
 
 
 def _of(cost: exp.Expression | None, edge: exp.Expression) -> exp.Expression | None:
