@@ -284,7 +284,7 @@ def test_a_changed_file_is_read_again(session):
     [
         ("SELECT upper(name) FROM people", "expression"),
         ("SELECT id / 2 FROM people", "expression"),
-        ("SELECT sum(w) FROM people", "aggregate SUM of float"),
+        ("SELECT stddev_pop(w) FROM people", "aggregate STDDEV_POP of float"),
         ("SELECT a.id FROM people a, people b", "cross join"),
         ("SELECT CAST(name AS double) FROM people", "cast"),
     ],

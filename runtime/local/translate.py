@@ -23,8 +23,10 @@ DuckDB, or a place where the two were not compared):
   DuckDB +-inf; GeaFlow's integer division truncates) and no casts but
   widening ones (Spark truncates a double to an int, DuckDB rounds).
 * aggregates: COUNT, MIN, MAX, and SUM/AVG of integers (GeaFlow's SUM of no
-  values is 0).  A floating-point sum depends on the order of addition,
-  which neither engine fixes, so SUM/AVG of floats stay on Spark.
+  values is 0).  SUM/AVG of floats as Spark's exact sum computes them, to
+  the bit (``local.exact_sum``); with ``geaflow.dsl.sum.exact`` off they
+  depend on the order of addition, which neither engine fixes, and stay on
+  Spark.
 * a sort numbers its rows (``__ord``) and the final query orders by that
   number, since an ORDER BY inside a subquery promises nothing.
 * VALUES: rows of constants of the columns' types (as the Spark path hands
@@ -42,6 +44,7 @@ from typing import Any
 from sqlglot import exp
 
 from geaflow_sql.core import types as T
+from geaflow_sql.core.config import EXACT_DOUBLE_SUM
 from planner.expressions import ref_index, type_of
 from planner.graph_nodes import EdgeMatch, GraphAlgorithm, GraphLabelScan, VertexMatch
 from planner.logical import (
@@ -59,6 +62,7 @@ from planner.logical import (
 from runtime.operators.literal_rows import python_rows
 
 from .algorithms import local_call
+from .exact_sum import exact_sum, helper_items
 from .inputs import HeldRows
 from .types import FLOATS, NotLocal, duck_type, family, narrowing_cast, widens
 
@@ -149,6 +153,20 @@ Inputs = Callable[[Any], tuple[Any, list[str], list[Any]]]
 class Translation:
     sql: str
     sources: list[Source] = field(default_factory=list)
+
+
+def _sums_doubles(call: Any, slots: list[Slot]) -> bool:
+    """Is this a SUM or AVG of floating-point values that Spark sums exactly
+    (``runtime.operators.exact_sum``), as one of ours?"""
+    return (
+        call.function in ("SUM", "AVG")
+        and call.user_function is None
+        and not call.constants
+        and not call.distinct
+        and len(call.args) == 1
+        and not slots[call.args[0]].properties
+        and family(slots[call.args[0]].type) == "float"
+    )
 
 
 class Translator:
@@ -354,6 +372,19 @@ class Translator:
             if not keys:
                 raise NotLocal("an aggregate of no keys and no calls")
             return self._add(f"SELECT DISTINCT {', '.join(parts)} FROM {child.name}", slots)
+        exact = sorted({c.args[0] for c in node.calls if _sums_doubles(c, child.slots)})
+        if exact:
+            if self.config is not None and not self.config.get_bool(EXACT_DOUBLE_SUM):
+                raise NotLocal(f"a sum of floats in Spark's order ({EXACT_DOUBLE_SUM.name} off)")
+            # What Spark's exact sum adds up (local.exact_sum), computed once a row.
+            items = [
+                item
+                for a in exact
+                for item in helper_items(f"CAST({q(child.slots[a].column)} AS DOUBLE)", f"__x{a}")
+            ]
+            child = self._add(
+                f"SELECT *, {', '.join(items)} FROM {child.name}", child.slots, child.ordered
+            )
         for call, out in zip(node.calls, slots[len(node.group) :], strict=True):
             parts.append(f"{self.aggregate_call(call, child.slots, out.type)} AS {q(out.column)}")
         group = f" GROUP BY {', '.join(keys)}" if keys else ""
@@ -387,6 +418,12 @@ class Translator:
         if name == "SUM" and fam == "integer":
             # GeaFlow's SUM starts from 0: all nulls (or no rows) sum to 0.
             return f"COALESCE(CAST(sum({distinct}{arg}) AS {target}), CAST(0 AS {target}))"
+        if _sums_doubles(call, slots):
+            # Spark's exact sum of doubles, to the bit (local.exact_sum).
+            total, count = exact_sum(f"__x{call.args[0]}")
+            if name == "AVG":
+                return f"CAST(({total}) / {count} AS {target})"
+            return f"COALESCE(CAST({total} AS {target}), CAST(0 AS {target}))"
         if name == "AVG" and fam == "integer":
             # Spark's avg(CAST(x AS DOUBLE)): integers add exactly in a double
             # below 2^53, so the sum, and the quotient, are the same.
