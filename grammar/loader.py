@@ -12,11 +12,12 @@ from __future__ import annotations
 import functools
 import logging
 import os
-import tempfile
 from pathlib import Path
 from typing import Any
 
 from lark import Lark
+
+from geaflow_sql.core.cache import cache_dir
 
 from .builder import FoldingTree, number_parameter
 
@@ -38,11 +39,7 @@ def grammar_text() -> str:
 
 
 def _cache_path() -> str:
-    base = os.environ.get("GEAFLOW_SQL_CACHE_DIR") or os.path.join(
-        tempfile.gettempdir(), f"geaflow-sql-{os.getuid() if hasattr(os, 'getuid') else 'u'}"
-    )
-    os.makedirs(base, exist_ok=True)
-    return os.path.join(base, "grammar.lark.cache")
+    return os.path.join(cache_dir(), "grammar.lark.cache")
 
 
 @functools.lru_cache(maxsize=1)

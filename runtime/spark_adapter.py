@@ -21,6 +21,8 @@ from typing import Any
 
 from geaflow_sql.core.errors import ConfigError, ExecutionError
 
+from . import jvm_archive
+
 _lock = threading.Lock()
 _shared: dict[str, Any] = {}
 
@@ -108,7 +110,9 @@ def java_version() -> tuple[int, str] | None:
             major = int(m.group(1))
             if major == 1 and m.group(2):
                 major = int(m.group(2))
-            return major, text.splitlines()[0] if text else ""
+            # The version line (JAVA_TOOL_OPTIONS adds a "Picked up" line first).
+            line = next(x for x in text.splitlines() if m.group(0) in x)
+            return major, line
     return None
 
 
@@ -128,13 +132,16 @@ def _driver_memory_chosen(spark_conf: dict[str, str]) -> bool:
     )
 
 
-def check_java() -> None:
+def check_java() -> str:
+    """The first line of ``java -version`` of the Java Spark would start;
+    a ConfigError when there is none or it is older than 17."""
     found = java_version()
     if found is None:
         raise ConfigError("no Java found. " + JAVA_HINT)
     major, text = found
     if major < 17:
         raise ConfigError(f"Java {major} found ({text}); " + JAVA_HINT)
+    return text
 
 
 def default_driver_memory() -> str:
@@ -230,7 +237,7 @@ def create_session(master: str | None = None, conf: dict[str, Any] | None = None
         spark = builder.getOrCreate()
         job_progress(spark)  # starts listening to the server's progress reports
         return spark
-    check_java()
+    java_text = check_java()
     os.environ.setdefault("PYSPARK_PYTHON", _python())
     os.environ.setdefault("PYSPARK_DRIVER_PYTHON", _python())
     builder = SparkSession.builder.master(master).appName("geaflow-sql")
@@ -244,9 +251,13 @@ def create_session(master: str | None = None, conf: dict[str, Any] | None = None
         # executor is the driver, and the task runs on to its next row).
         spark_conf.setdefault("spark.task.reaper.enabled", "true")
         spark_conf.setdefault("spark.task.reaper.killTimeout", "60s")
-    extra_jars = _local_jars(spark_conf)
+    extra_jars = local_jars(spark_conf)
     if extra_jars:
         spark_conf["spark.jars"] = extra_jars
+    archive = jvm_archive.driver_options(java_text, spark_conf)
+    if archive:  # the driver JVM maps its classes from an archive (runtime.jvm_archive)
+        options = spark_conf.get("spark.driver.extraJavaOptions", "")
+        spark_conf["spark.driver.extraJavaOptions"] = f"{options} {archive}".strip()
     for k, v in spark_conf.items():
         builder = builder.config(k, v)
     try:
@@ -318,7 +329,7 @@ def _python() -> str:
     return sys.executable
 
 
-def _local_jars(conf: dict[str, Any]) -> str:
+def local_jars(conf: dict[str, Any]) -> str:
     """JDBC drivers installed by Debian packages, so jdbc tables work out of the box."""
     jars = [j for j in conf.get("spark.jars", "").split(",") if j]
     for path in KNOWN_DRIVER_JARS.values():

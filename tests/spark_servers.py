@@ -134,7 +134,7 @@ def standalone_cluster(folder: Path, workers: int = 2) -> Iterator[str]:
 @contextlib.contextmanager
 def connect_server(folder: Path, conf: dict[str, str] | None = None) -> Iterator[str]:
     """A Spark Connect server (``local[2]`` inside); yields its ``sc://`` URL."""
-    from runtime.spark_adapter import DEFAULT_SPARK_CONF, _local_jars
+    from runtime.spark_adapter import DEFAULT_SPARK_CONF, local_jars
 
     folder.mkdir(parents=True, exist_ok=True)
     log = folder / "connect.log"
@@ -145,7 +145,7 @@ def connect_server(folder: Path, conf: dict[str, str] | None = None) -> Iterator
         "spark.driver.extraJavaOptions": DEFAULT_SPARK_CONF["spark.driver.extraJavaOptions"],
         "spark.executor.extraJavaOptions": DEFAULT_SPARK_CONF["spark.executor.extraJavaOptions"],
         "spark.ui.enabled": "false",
-        "spark.jars": _local_jars({}),
+        "spark.jars": local_jars({}),
         "spark.connect.grpc.binding.address": "127.0.0.1",
         "spark.connect.grpc.binding.port": str(port),
         **(conf or {}),

@@ -61,7 +61,6 @@ from planner.logical import (
 )
 from runtime.operators.literal_rows import python_rows
 
-from .algorithms import local_call
 from .exact_sum import exact_sum, helper_items
 from .inputs import HeldRows
 from .types import FLOATS, NotLocal, duck_type, family, narrowing_cast, widens
@@ -772,6 +771,8 @@ class Translator:
             # Kernels see vertices in storage order, which Spark's ranking of
             # rewritten ids does not keep: only tables read as they stand.
             raise NotLocal("an algorithm over a graph written by INSERT")
+        from .algorithms import local_call  # loads the algorithms (numpy, pandas, scipy)
+
         call = local_call(
             node, self.config, [(info, v, s.columns, s.types) for info, v, s in sources]
         )

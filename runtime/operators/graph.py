@@ -18,7 +18,6 @@ from planner.dialect import to_spark_sql
 from planner.expressions import type_of
 from planner.graph_nodes import EdgeMatch, GraphAlgorithm, GraphLabelScan, VertexMatch
 from runtime.algorithms.base import AlgorithmGraph, LazyFrame
-from runtime.algorithms.registry import implementation
 from runtime.env import Env
 from runtime.expressions import column, spark_sql
 from runtime.held import hold, rows_of
@@ -499,6 +498,9 @@ def graph_algorithm(env: Env, node: GraphAlgorithm, inputs: list[Any]) -> Any:
             graph.new_vertices = graph.vertices
         graph.window = window.number
         state["__version"] = now
+    # The algorithms (numpy, pandas, scipy) load when a CALL first runs.
+    from runtime.algorithms.registry import implementation
+
     instance = node.function.instance if node.function is not None else None
     out = implementation(node.signature, instance).run(env.ctx, graph, list(node.args))
     typed = out.select(
