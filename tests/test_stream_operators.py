@@ -25,7 +25,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.conftest import SPLIT, windows_of, write
+from tests.conftest import SPLIT, newest_job, windows_of, write
 
 # Keys are numbers: a text field reads NULL as `null` only for non-string types.
 KEYS = [1, 2, 3, None]
@@ -264,28 +264,35 @@ def test_operators_keeping_state_emit_what_recomputing_emits(spark, tmp_path, se
     src = [(rng.choice(KEYS), rng.randint(0, 4)) for _ in range(rng.randint(6, 14))]
     src2 = [(rng.choice(KEYS), rng.randint(0, 9)) for _ in range(rng.randint(2, 8))]
     outputs = {}
-    for kept in (True, False):
-        folder = tmp_path / str(kept)
+    # On Spark, with the state kept and without; and on the driver where the
+    # local engine runs a window (its GROUP BYs recompute over every row).
+    for kept, engine in ((True, "distributed"), (False, "distributed"), (True, "auto")):
+        folder = tmp_path / f"{kept}-{engine}"
         write(folder / "src.txt", "".join(line(k, v) + "\n" for k, v in src))
         write(folder / "src2.txt", "".join(line(k, w) + "\n" for k, w in src2))
         session = Session(
             spark=spark,
             base_dir=str(folder),
-            conf={"geaflow.dsl.stream.operator.state": str(kept).lower()},
+            conf={
+                "geaflow.dsl.stream.operator.state": str(kept).lower(),
+                "geaflow.dsl.query.engine": engine,
+            },
         )
         session.execute(kept_job(size))
-        outputs[kept] = {
+        outputs[kept, engine] = {
             name: [sorted(w) for w in windows_of(folder / f"out_{name}.txt")] for name in KEPT
         }
     for name in KEPT:
-        assert outputs[True][name] == outputs[False][name], (name, size, src, src2)
+        spark_kept = outputs[True, "distributed"][name]
+        assert spark_kept == outputs[False, "distributed"][name], (name, size, src, src2)
+        assert spark_kept == outputs[True, "auto"][name], (name, size, src, src2)
     # The aggregate's last window, against the rows themselves.
     totals = {}
     for k, v in src:
         n, s = totals.get(k, (0, 0))
         totals[k] = (n + 1, s + v)
     last = {}
-    for w in outputs[True]["groups"]:
+    for w in outputs[True, "distributed"]["groups"]:
         for row in w:
             last[row.split(",")[0]] = row
     assert {k: (int(r.split(",")[1]), int(r.split(",")[3])) for k, r in last.items()} == {
@@ -332,3 +339,100 @@ def test_which_operators_keep_their_state(session):
             if (isinstance(n, Aggregate) and not n.internal) or (isinstance(n, Union) and not n.all)
         ][0]
         assert keeps_state(env, top) is expect[name], name
+
+
+# GROUP BYs of a stream the local engine runs on the driver, window by
+# window: the groups a window touched, over every row so far (emissions.py).
+WINDOW_GROUPS = {
+    "ints": (
+        "k bigint, s bigint, n bigint, lo int, hi int",
+        "SELECT k, sum(v), count(*), min(v), max(v) FROM src GROUP BY k",
+    ),
+    "doubles": (
+        "k bigint, s double, a double",
+        "SELECT k, sum(v * 0.3), avg(v * 0.1 + 1e16) FROM src GROUP BY k",
+    ),
+    "whole": ("n bigint, s bigint", "SELECT count(*), sum(v) FROM src"),
+    "two_keys": (
+        "k bigint, b boolean, n bigint",
+        "SELECT k, v > 1, count(v) FROM src WHERE v <> 0 GROUP BY k, v > 1",
+    ),
+    "having": (
+        "k bigint, n bigint",
+        "SELECT k, count(*) FROM src GROUP BY k HAVING count(*) > 1",
+    ),
+    "both_streams": (
+        "k bigint, n bigint, hi int",
+        "SELECT k, count(*), max(v) FROM (SELECT k, v FROM src UNION ALL SELECT k, w FROM src2) "
+        "GROUP BY k",
+    ),
+    "nested": (
+        "n bigint, m bigint",
+        "SELECT n, count(*) FROM (SELECT k, count(*) AS n FROM src GROUP BY k) GROUP BY n",
+    ),
+}
+
+
+@pytest.mark.parametrize("seed", [6, 7])
+def test_a_streams_group_by_runs_on_the_driver_as_on_spark(spark, tmp_path, seed):
+    """Generated streams held on the driver: every window of these GROUP BYs
+    runs with no Spark job, and writes what Spark writes (values compared as
+    text, so doubles to the last bit)."""
+    import runtime.streaming.job as job
+    from geaflow_sql import Session
+
+    rng = random.Random(seed)
+    size = rng.choice([1, 2, 3])
+    src = [(rng.choice(KEYS), rng.randint(0, 4)) for _ in range(rng.randint(5, 10))]
+    src2 = [(rng.choice(KEYS), rng.randint(0, 9)) for _ in range(rng.randint(1, 6))]
+    script = [
+        f"CREATE TABLE src (k bigint, v int) WITH (type='file', "
+        f"geaflow.dsl.file.path='src.txt', geaflow.dsl.window.size = {size});",
+        f"CREATE TABLE src2 (k bigint, w int) WITH (type='file', "
+        f"geaflow.dsl.file.path='src2.txt', geaflow.dsl.window.size = {size});",
+    ]
+    for name, (columns, query) in WINDOW_GROUPS.items():
+        script.append(
+            f"CREATE TABLE out_{name} ({columns}) WITH (type='file', "
+            f"geaflow.dsl.file.path='out_{name}.txt', "
+            f"geaflow.dsl.table.sink.split.line='{SPLIT}');"
+            f"INSERT INTO out_{name} {query};"
+        )
+    jobs_per_round: list[int] = []
+    real_round = job.WindowedJob.run_round
+
+    def counted_round(self, r):
+        before = newest_job(spark)
+        real_round(self, r)
+        jobs_per_round.append(newest_job(spark) - before)
+
+    outputs = {}
+    for engine in ("auto", "distributed"):
+        folder = tmp_path / engine
+        write(folder / "src.txt", "".join(line(k, v) + "\n" for k, v in src))
+        write(folder / "src2.txt", "".join(line(k, w) + "\n" for k, w in src2))
+        session = Session(
+            spark=spark, base_dir=str(folder), conf={"geaflow.dsl.query.engine": engine}
+        )
+        job.WindowedJob.run_round = counted_round if engine == "auto" else real_round
+        try:
+            session.execute("\n".join(script))
+        finally:
+            job.WindowedJob.run_round = real_round
+        outputs[engine] = {
+            name: [sorted(w) for w in windows_of(folder / f"out_{name}.txt")]
+            for name in WINDOW_GROUPS
+        }
+    for name in WINDOW_GROUPS:
+        assert outputs["auto"][name] == outputs["distributed"][name], (name, size, src, src2)
+    rounds = -(-max(len(src), len(src2)) // size)
+    assert jobs_per_round == [0] * rounds
+    # The last window's totals, against the rows themselves.
+    last: dict[str, str] = {}
+    for window in outputs["auto"]["ints"]:
+        for row in window:
+            last[row.split(",")[0]] = row
+    assert {k: r.split(",")[1:3] for k, r in last.items()} == {
+        text(k): [str(sum(v for kk, v in src if kk == k)), str(sum(1 for kk, _ in src if kk == k))]
+        for k in {k for k, _ in src}
+    }

@@ -31,30 +31,35 @@ def _d(value: float) -> str:
     return f"CAST({value!r} AS DOUBLE)"
 
 
-def helper_items(x: str, name: str) -> list[str]:
-    """Select items over a row computing what the double ``x`` adds: its
-    value ``<name>_x``, the value outside the bands ``<name>_out`` (else
-    NULL), and what it adds to each place (``place``; NULL elsewhere)."""
-    a = f"abs({x})"
+def helper_layers(x: str, name: str) -> list[list[str]]:
+    """Select items over a row computing what the double ``x`` adds, in
+    layers (each a projection over the one before it, so that no expression
+    is written out twice): its value ``<name>_x``, the value outside the
+    bands ``<name>_out`` (else NULL), and what it adds to each place
+    (``place``; NULL elsewhere)."""
+    v, b, w = f"{name}_x", f"{name}_b", f"{name}_w"
+    hi, mid, lo = f"{name}_hi", f"{name}_mid", f"{name}_lo"
+    a = f"abs({v})"
     band = " ".join(f"WHEN {a} >= {_d(2.0 ** (32 * k))} THEN {k}" for k in reversed(BANDS))
-    band = f"(CASE WHEN {a} < {_d(_HIGH)} THEN CASE {band} END END)"
     scale = " ".join(f"WHEN {k} THEN {_d(2.0 ** (53 - 32 * k))}" for k in BANDS)
-    whole = f"({x} * CASE {band} {scale} END)"
-    hi = f"CAST(trunc({whole} / {_d(2.0**64)}) AS BIGINT)"
     high = f"(CAST({hi} AS DOUBLE) * {_d(2.0**64)})"
-    mid = f"CAST(trunc(({whole} - {high}) / {_d(2.0**32)}) AS BIGINT)"
     middle = f"(CAST({mid} AS DOUBLE) * {_d(2.0**32)})"
-    lo = f"CAST(trunc({whole} - {high} - {middle}) AS BIGINT)"
-    items = [
-        f"{x} AS {name}_x",
-        f"CASE WHEN {band} IS NULL AND {x} != {_d(0.0)} THEN {x} END AS {name}_out",
-    ]
-    for p in POSITIONS:
-        items.append(
-            f"CASE {band} WHEN {p} THEN {lo} WHEN {p - 1} THEN {mid} "
+    return [
+        [f"{x} AS {v}"],
+        [f"(CASE WHEN {a} < {_d(_HIGH)} THEN CASE {band} END END) AS {b}"],
+        [
+            f"({v} * CASE {b} {scale} END) AS {w}",
+            f"CASE WHEN {b} IS NULL AND {v} != {_d(0.0)} THEN {v} END AS {name}_out",
+        ],
+        [f"CAST(trunc({w} / {_d(2.0**64)}) AS BIGINT) AS {hi}"],
+        [f"CAST(trunc(({w} - {high}) / {_d(2.0**32)}) AS BIGINT) AS {mid}"],
+        [f"CAST(trunc({w} - {high} - {middle}) AS BIGINT) AS {lo}"],
+        [
+            f"CASE {b} WHEN {p} THEN {lo} WHEN {p - 1} THEN {mid} "
             f"WHEN {p - 2} THEN {hi} END AS {place(name, p)}"
-        )
-    return items
+            for p in POSITIONS
+        ],
+    ]
 
 
 def place(name: str, p: int) -> str:
@@ -62,7 +67,7 @@ def place(name: str, p: int) -> str:
 
 
 def exact_sum(name: str) -> tuple[str, str]:
-    """(the sum, the count of non-null values) over ``helper_items``
+    """(the sum, the count of non-null values) over ``helper_layers``
     called ``name``, as aggregate SQL: NULL when there are no values."""
     parts = [
         f"coalesce(CAST(CAST(sum({place(name, p)}) AS BIGINT) AS DOUBLE) * "

@@ -11,7 +11,7 @@ not (it ends the statement).
 from __future__ import annotations
 
 import threading
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 from geaflow_sql.core import types as T
@@ -80,8 +80,12 @@ class LocalPlan:
         return outcome
 
 
-def plan(env: Env, root: Any) -> LocalPlan | str:
-    """The query as a local plan, or why it runs distributed.  Runs no Spark job."""
+def plan(env: Env, root: Any, emissions: bool = False) -> LocalPlan | str:
+    """The query as a local plan, or why it runs distributed.  Runs no Spark job.
+
+    ``emissions``: a statement of a windowed job whose GROUP BYs with
+    aggregates emit, in this window, the groups its rows touch with their
+    values over every row so far (``runtime.streaming.emissions``)."""
     config = env.ctx.config
     engine = engine_setting(config)
     if engine == "distributed":
@@ -103,7 +107,10 @@ def plan(env: Env, root: Any) -> LocalPlan | str:
         return f"{root.kind} runs on Spark"
     sizes: dict[int, int] = {}
     try:
-        translation = Translator(_inputs(env, sizes), config).translate(root)
+        so_far = None
+        if emissions:
+            so_far = _inputs(env.with_reads(replace(env.reads, so_far=True)), sizes)
+        translation = Translator(_inputs(env, sizes), config, so_far=so_far).translate(root)
     except NotLocal as why:
         return f"the local engine does not run {why}"
     total = sum(sizes.values())

@@ -61,7 +61,7 @@ from planner.logical import (
 )
 from runtime.operators.literal_rows import python_rows
 
-from .exact_sum import exact_sum, helper_items
+from .exact_sum import exact_sum, helper_layers
 from .inputs import HeldRows
 from .types import FLOATS, NotLocal, duck_type, family, narrowing_cast, widens
 
@@ -184,8 +184,12 @@ class Translator:
         tags: dict[tuple[int, bool], str] | None = None,
         default_tag: str | None = None,
         rows: dict[int, Any] | None = None,
+        so_far: Inputs | None = None,
     ) -> None:
         self.inputs = inputs
+        # In a window of a stream: the inputs over every row so far, for the
+        # GROUP BYs that emit the groups the window touched (``aggregate``).
+        self.so_far = so_far
         self.config = config
         self.tags = tags or {}
         self.default_tag = default_tag
@@ -353,7 +357,43 @@ class Translator:
         )
 
     def aggregate(self, node: Aggregate) -> Relation:
-        child = self._input(node)
+        if self.so_far is not None and not node.internal:
+            if not node.calls:
+                raise NotLocal("a stream's DISTINCT")
+            return self._touched_groups(node)
+        return self._aggregate(node, self._input(node))
+
+    def _touched_groups(self, node: Aggregate) -> Relation:
+        """A GROUP BY in a window of a stream, as GeaFlow's incremental
+        aggregate emits it (``runtime.streaming.emissions``): the groups the
+        window's rows touch, with their values over every row so far."""
+        window = self._input(node)
+        totals = self._aggregate(node, self._over_every_row(node.input))
+        if not node.group:
+            return self._add(
+                f"SELECT * FROM {totals.name} WHERE EXISTS (SELECT 1 FROM {window.name})",
+                totals.slots,
+            )
+        same = []
+        for g, out in zip(node.group, totals.slots, strict=False):
+            if window.slots[g].properties:
+                raise NotLocal("a stream's groups of vertices or edges")
+            same.append(f"w.{q(window.slots[g].column)} IS NOT DISTINCT FROM t.{q(out.column)}")
+        touched = f"EXISTS (SELECT 1 FROM {window.name} w WHERE {' AND '.join(same)})"
+        return self._add(f"SELECT t.* FROM {totals.name} t WHERE {touched}", totals.slots)
+
+    def _over_every_row(self, node: LogicalNode) -> Relation:
+        """``node`` over every row read so far (the ``so_far`` inputs), with
+        no window's emissions inside: as ``emissions._so_far`` evaluates it."""
+        assert self.so_far is not None
+        saved = (self.inputs, self.so_far, self._memo)
+        self.inputs, self.so_far, self._memo = self.so_far, None, {}
+        try:
+            return self.relation(node)
+        finally:
+            self.inputs, self.so_far, self._memo = saved
+
+    def _aggregate(self, node: Aggregate, child: Relation) -> Relation:
         slots = slots_for(node.schema)
         # A vertex or edge key groups by all its properties (a struct's equality).
         keys: list[str] = []
@@ -376,14 +416,15 @@ class Translator:
             if self.config is not None and not self.config.get_bool(EXACT_DOUBLE_SUM):
                 raise NotLocal(f"a sum of floats in Spark's order ({EXACT_DOUBLE_SUM.name} off)")
             # What Spark's exact sum adds up (local.exact_sum), computed once a row.
-            items = [
-                item
+            layers = [
+                helper_layers(f"CAST({q(child.slots[a].column)} AS DOUBLE)", f"__x{a}")
                 for a in exact
-                for item in helper_items(f"CAST({q(child.slots[a].column)} AS DOUBLE)", f"__x{a}")
             ]
-            child = self._add(
-                f"SELECT *, {', '.join(items)} FROM {child.name}", child.slots, child.ordered
-            )
+            for k in range(len(layers[0])):
+                items = ", ".join(item for layer in layers for item in layer[k])
+                child = self._add(
+                    f"SELECT *, {items} FROM {child.name}", child.slots, child.ordered
+                )
         for call, out in zip(node.calls, slots[len(node.group) :], strict=True):
             parts.append(f"{self.aggregate_call(call, child.slots, out.type)} AS {q(out.column)}")
         group = f" GROUP BY {', '.join(keys)}" if keys else ""
@@ -454,6 +495,8 @@ class Translator:
         return self._add(body, child.slots, ordered=True)
 
     def join(self, node: Join) -> Relation:
+        if self.so_far is not None:
+            raise NotLocal("a join in a window of a stream")  # emissions.py's, on Spark
         left, right = self._input(node, 0), self._input(node, 1)
         if node.join_type == "CROSS" or node.condition is None:
             raise NotLocal("a cross join")
@@ -492,6 +535,8 @@ class Translator:
         return f"(SELECT {', '.join(parts)} FROM {rel.name})"
 
     def union(self, node: Union) -> Relation:
+        if self.so_far is not None and not node.all:
+            raise NotLocal("a stream's UNION")  # emissions.py's, on Spark
         rels = [self._memo[id(c)] for c in node.inputs]
         slots = slots_for(node.schema)
         for r in rels:

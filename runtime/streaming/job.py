@@ -369,12 +369,16 @@ class WindowedJob:
         window's rows are held there, the local engine runs it and the driver
         writes its sink: True when it did (no Spark job).  Unless the window
         is answered ``alone`` (requests answered on the graph as it is), no
-        operator may add its history (emissions.py)."""
+        operator but a GROUP BY with aggregates may add its history
+        (emissions.py)."""
         if not isinstance(sink, (TableSink, GraphSink)):
             return False
-        if not alone and any(adds_history(n) for n in walk(sink)):
+        history = [n for n in walk(sink) if adds_history(n)]
+        if not alone and any(not (isinstance(n, Aggregate) and n.calls) for n in history):
             return False
-        local = local_plan(env, sink)
+        # GROUP BYs with aggregates emit the groups the window touched,
+        # computed on the driver over every row so far (local.translate).
+        local = local_plan(env, sink, emissions=bool(history) and not alone)
         if not isinstance(local, LocalPlan):
             return False
         outcome = local.run()
