@@ -38,8 +38,9 @@ def grammar_text() -> str:
     return "\n".join((GRAMMAR_DIR / name).read_text(encoding="utf-8") for name in GRAMMAR_FILES)
 
 
-def _cache_path() -> str:
-    return os.path.join(cache_dir(), "grammar.lark.cache")
+def _cache_path() -> str | None:
+    folder = cache_dir()
+    return None if folder is None else os.path.join(folder, "grammar.lark.cache")
 
 
 @functools.lru_cache(maxsize=1)
@@ -57,7 +58,10 @@ def parser() -> Lark:
         "tree_class": FoldingTree,
         "lexer_callbacks": {"PARAM_QMARK": number_parameter},
     }
+    path = _cache_path()
+    if path is None:  # no cache directory of our own
+        return Lark(text, **options)
     try:
-        return Lark(text, cache=_cache_path(), **options)
+        return Lark(text, cache=path, **options)
     except OSError:  # no writable cache: build the tables in memory
         return Lark(text, **options)

@@ -27,6 +27,7 @@ import shutil
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 from typing import Any
 
@@ -34,17 +35,19 @@ from geaflow_sql.core.cache import cache_dir
 
 SWITCH = "GEAFLOW_SQL_JVM_ARCHIVE"
 
-# What a JVM mapping an archive is told: the archive, and no warnings on
-# stdout when it does not fit (the JVM then runs without it).
-_QUIET = "-Xlog:cds=off -Xlog:cds+dynamic=off"
+# What a JVM mapping an archive is told: the archive, and none of the CDS
+# warnings it prints on stdout when the archive does not fit (it then runs
+# without it).
+_QUIET = "-Xlog:cds*=off"
 
 # A build that has not finished after this long is taken for dead, and a
 # failed one is not tried again for a day.
 _BUILD_TIMEOUT_S = 900
 _RETRY_AFTER_S = 86400
 
-# The process building the archive, kept so that it is reaped.
-_builders: list[subprocess.Popen[bytes]] = []
+# The builder reads only these of a driver's settings: what fixes the JVM,
+# its classpath and the jars a driver fetches.
+_BUILDER_CONF = ("spark.driver.memory", "spark.driver.extraJavaOptions", "spark.jars")
 
 
 def enabled() -> bool:
@@ -59,26 +62,31 @@ def _java() -> str | None:
 
 
 def archive_path(java_text: str) -> str | None:
-    """Where the archive for this Java (``java -version``'s first line) and
-    this PySpark is kept; None when PySpark or Java cannot be found."""
+    """Where the archive for this Java (``java -version``'s version line) and
+    this Spark is kept; None when Java, Spark's jars or a cache directory of
+    our own cannot be found."""
     import pyspark
 
     java = _java()
-    jars = os.path.join(os.path.dirname(os.path.abspath(pyspark.__file__)), "jars")
-    if java is None or not os.path.isdir(jars):
+    home = os.path.realpath(
+        os.environ.get("SPARK_HOME") or os.path.dirname(os.path.abspath(pyspark.__file__))
+    )
+    jars = os.path.join(home, "jars")
+    folder = cache_dir()
+    if java is None or folder is None or not os.path.isdir(jars):
         return None
     key = hashlib.sha256()
-    for part in (java, java_text, pyspark.__version__, jars, *sorted(os.listdir(jars))):
+    for part in (java, java_text, pyspark.__version__, home, *sorted(os.listdir(jars))):
         key.update(part.encode("utf-8", "surrogateescape") + b"\0")
-    for name in ("SPARK_HOME", "SPARK_CONF_DIR", "SPARK_DIST_CLASSPATH", "HADOOP_CONF_DIR"):
+    for name in ("SPARK_CONF_DIR", "SPARK_DIST_CLASSPATH", "HADOOP_CONF_DIR"):
         key.update(f"{name}={os.environ.get(name, '')}\0".encode())
-    return os.path.join(cache_dir(), f"jvm-{key.hexdigest()[:20]}.jsa")
+    return os.path.join(folder, f"jvm-{key.hexdigest()[:20]}.jsa")
 
 
 def driver_options(java_text: str, spark_conf: dict[str, str]) -> str:
     """JVM options for a driver about to start with ``spark_conf``: the
     archive's when it is ready; otherwise none, after starting its build (with
-    the same settings, on local Spark) if nobody has."""
+    the same JVM settings, on local Spark) if nobody has."""
     if not enabled():
         return ""
     try:
@@ -87,36 +95,72 @@ def driver_options(java_text: str, spark_conf: dict[str, str]) -> str:
             return ""
         if os.path.exists(path):
             return f"-XX:SharedArchiveFile={path} {_QUIET}"
-        _start_build(path, spark_conf)
+        _start_build(path, {k: v for k, v in spark_conf.items() if k in _BUILDER_CONF})
     except OSError:  # a cache directory we cannot write: run without
         pass
     return ""
 
 
-def _start_build(path: str, spark_conf: dict[str, str]) -> None:
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True
+
+
+def _stale(lock: str) -> bool:
+    """Is the build holding ``lock`` gone (its process dead, or running
+    past any build's time)?"""
+    try:
+        with open(lock, encoding="utf-8") as f:
+            pid = int(f.read().strip() or 0)
+        age = time.time() - os.path.getmtime(lock)
+    except (OSError, ValueError):
+        return False  # being written, or just removed
+    return age > _BUILD_TIMEOUT_S or (pid > 0 and not _alive(pid))
+
+
+def _start_build(path: str, conf: dict[str, str]) -> None:
     failed = path + ".failed"
     if os.path.exists(failed) and time.time() - os.path.getmtime(failed) < _RETRY_AFTER_S:
         return
+    folder = os.path.dirname(path)
+    for name in os.listdir(folder):  # what a killed builder's JVM left
+        left = os.path.join(folder, name)
+        if name.endswith(".partial") and time.time() - os.path.getmtime(left) > _BUILD_TIMEOUT_S:
+            with contextlib.suppress(FileNotFoundError):
+                os.unlink(left)
     lock = path + ".lock"
-    with contextlib.suppress(FileNotFoundError):
-        if time.time() - os.path.getmtime(lock) > _BUILD_TIMEOUT_S:
-            os.unlink(lock)  # a builder that died
+    if os.path.exists(lock) and _stale(lock):
+        with contextlib.suppress(FileNotFoundError):
+            os.unlink(lock)
     try:
-        os.close(os.open(lock, os.O_CREAT | os.O_EXCL | os.O_WRONLY, 0o644))
+        fd = os.open(lock, os.O_CREAT | os.O_EXCL | os.O_WRONLY, 0o600)
     except FileExistsError:
         return  # another driver started it
-    env = dict(os.environ, **{SWITCH: "off"})
-    with open(path + ".log", "wb") as log:
-        _builders.append(
-            subprocess.Popen(
-                [sys.executable, "-m", "runtime.jvm_archive", path, json.dumps(spark_conf)],
+    root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    env = {k: v for k, v in os.environ.items() if not k.startswith("PYSPARK_GATEWAY_")}
+    env[SWITCH] = "off"
+    env["PYTHONPATH"] = os.pathsep.join(filter(None, [root, env.get("PYTHONPATH")]))
+    try:
+        with open(path + ".log", "wb") as log:
+            proc = subprocess.Popen(
+                [sys.executable, "-m", "runtime.jvm_archive", path, json.dumps(conf)],
                 stdin=subprocess.DEVNULL,
                 stdout=log,
                 stderr=subprocess.STDOUT,
                 env=env,
+                cwd=folder,
                 start_new_session=True,
             )
-        )
+        os.write(fd, str(proc.pid).encode())
+    finally:
+        os.close(fd)
+    # Reaped when it ends, whoever started it lives on.
+    threading.Thread(target=proc.wait, name="jvm-archive-builder", daemon=True).start()
 
 
 def build(path: str, spark_conf: dict[str, str]) -> None:
@@ -129,22 +173,23 @@ def build(path: str, spark_conf: dict[str, str]) -> None:
     lock, failed = path + ".lock", path + ".failed"
     partial = f"{path}.{os.getpid()}.partial"
     work = tempfile.mkdtemp(prefix="geaflow-sql-jvm-archive-")
+    proc: Any = None
     try:
         options = spark_conf.get("spark.driver.extraJavaOptions", "")
         builder = SparkSession.builder.master("local[2]").appName("geaflow-sql-archive")
-        for k, v in spark_conf.items():
+        for k, v in {**spark_conf, "spark.ui.enabled": "false"}.items():
             builder = builder.config(k, v)
         builder = builder.config(
             "spark.driver.extraJavaOptions",
             f"{options} -XX:ArchiveClassesAtExit={partial} {_QUIET}",
         )
         spark = builder.getOrCreate()
-        spark.sparkContext.setLogLevel("OFF")
-        _exercise(spark, work)
         gateway = SparkContext._gateway  # noqa: SLF001 - the JVM we started
         proc = getattr(gateway, "proc", None)
         if gateway is None or proc is None:
             raise RuntimeError("the JVM's process is not known")
+        spark.sparkContext.setLogLevel("OFF")
+        _exercise(spark, work)
         spark.stop()
         gateway.shutdown()
         if proc.stdin is not None:
@@ -158,6 +203,9 @@ def build(path: str, spark_conf: dict[str, str]) -> None:
     except BaseException as err:
         with open(failed, "w", encoding="utf-8") as f:
             f.write(f"{type(err).__name__}: {err}\n")
+        if proc is not None and proc.poll() is None:
+            proc.kill()  # else it writes the archive at its exit, after us
+            proc.wait()
         raise
     finally:
         with contextlib.suppress(FileNotFoundError):

@@ -38,7 +38,8 @@ EXPECTED = """\
 def _run(tmp_path: Path, env_extra: dict[str, str], *conf: str) -> subprocess.CompletedProcess[str]:
     (tmp_path / "t.txt").write_text("1,a\n2,b\n")
     (tmp_path / "job.gql").write_text(SCRIPT.format(path=tmp_path / "t.txt"))
-    env = dict(os.environ, **env_extra)
+    env = {k: v for k, v in os.environ.items() if k != jvm_archive.SWITCH}
+    env.update(env_extra)
     env["PYTHONPATH"] = str(ROOT) + os.pathsep + env.get("PYTHONPATH", "")
     args = [a for c in conf for a in ("--conf", c)]
     return subprocess.run(
@@ -52,9 +53,10 @@ def _run(tmp_path: Path, env_extra: dict[str, str], *conf: str) -> subprocess.Co
     )
 
 
-def _ready_archive() -> str:
-    """The archive of this Java and PySpark in the default cache directory,
+def _ready_archive(monkeypatch: pytest.MonkeyPatch) -> str:
+    """The archive of this Java and Spark in the default cache directory,
     waiting for a build under way (the suite's first driver starts one)."""
+    monkeypatch.delenv(jvm_archive.SWITCH, raising=False)
     path = jvm_archive.archive_path(check_java())
     assert path is not None
     deadline = time.time() + 600
@@ -69,10 +71,23 @@ def _ready_archive() -> str:
     return path
 
 
-def test_a_driver_maps_spark_classes_from_the_archive(tmp_path: Path) -> None:
-    path = _ready_archive()
+def _spark_classes(log: Path) -> tuple[list[str], list[str]]:
+    """(Spark classes the JVM mapped from the archive, those it read from
+    Spark's jars), from its ``-Xlog:class+load`` output.  The archive is the
+    JVM's top layer (the JDK's own archive is the base); lambda classes,
+    made as the JVM runs, name the class that made them, and are neither."""
+    spark = [x for x in log.read_text().splitlines() if "] org.apache.spark." in x]
+    shared = [x for x in spark if x.endswith("source: shared objects file (top)")]
+    from_jars = [x for x in spark if " source: jar:" in x or " source: file:" in x]
+    return shared, from_jars
+
+
+def test_a_driver_maps_spark_classes_from_the_archive(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    path = _ready_archive(monkeypatch)
     assert jvm_archive.driver_options(check_java(), {}) == (
-        f"-XX:SharedArchiveFile={path} -Xlog:cds=off -Xlog:cds+dynamic=off"
+        f"-XX:SharedArchiveFile={path} -Xlog:cds*=off"
     )
     classes = tmp_path / "classes.log"
     done = _run(
@@ -82,13 +97,7 @@ def test_a_driver_maps_spark_classes_from_the_archive(tmp_path: Path) -> None:
     )
     assert done.returncode == 0, done.stderr
     assert done.stdout == EXPECTED
-    loaded = classes.read_text().splitlines()
-    # The archive is the JVM's top layer (the JDK's own archive is the base);
-    # classes it misses come from Spark's jars.  (Lambda classes, made as the
-    # JVM runs, name the class that made them.)
-    spark = [x for x in loaded if "] org.apache.spark." in x]
-    shared = [x for x in spark if x.endswith("source: shared objects file (top)")]
-    from_jars = [x for x in spark if " source: jar:" in x or " source: file:" in x]
+    shared, from_jars = _spark_classes(classes)
     assert len(shared) > 3000
     assert len(from_jars) < 0.05 * len(shared), from_jars[:20]
 
@@ -96,22 +105,59 @@ def test_a_driver_maps_spark_classes_from_the_archive(tmp_path: Path) -> None:
 def test_an_archive_that_does_not_fit_is_ignored_quietly(
     monkeypatch: pytest.MonkeyPatch, tmp_path: Path
 ) -> None:
-    cache = tmp_path / "cache"
-    cache.mkdir()
-    env = {"GEAFLOW_SQL_CACHE_DIR": str(cache)}
-    monkeypatch.setenv("GEAFLOW_SQL_CACHE_DIR", str(cache))
-    path = jvm_archive.archive_path(check_java())
-    assert path is not None and path.startswith(str(cache))
-    Path(path).write_bytes(b"not an archive" * 1000)
-    done = _run(tmp_path, env)
+    """A classpath the archive was not made with (Spark puts the driver's
+    extra classpath first): the JVM runs without the archive, and says
+    nothing about it on stdout or stderr."""
+    _ready_archive(monkeypatch)
+    classes = tmp_path / "classes.log"
+    done = _run(
+        tmp_path,
+        {},
+        f"spark.driver.extraClassPath={tmp_path}",
+        f"spark.driver.extraJavaOptions=-Xlog:class+load=info:file={classes}",
+    )
     assert done.returncode == 0, done.stderr
-    assert done.stdout == EXPECTED  # no warning from the JVM on stdout
+    assert done.stdout == EXPECTED
     assert done.stderr == ""
-    assert not os.path.exists(path + ".lock")  # found one: no build started
+    shared, from_jars = _spark_classes(classes)
+    assert shared == [] and len(from_jars) > 3000
+
+
+def test_a_cache_directory_others_can_write_is_not_used(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    shared = tmp_path / "shared"
+    shared.mkdir()
+    shared.chmod(0o777)
+    monkeypatch.setenv("GEAFLOW_SQL_CACHE_DIR", str(shared))
+    monkeypatch.delenv(jvm_archive.SWITCH, raising=False)
+    assert jvm_archive.archive_path(check_java()) is None
+    assert jvm_archive.driver_options(check_java(), {}) == ""
+    assert list(shared.iterdir()) == []
+    mine = tmp_path / "mine"
+    monkeypatch.setenv("GEAFLOW_SQL_CACHE_DIR", str(mine))
+    assert str(jvm_archive.archive_path(check_java())).startswith(str(mine))
+    assert mine.stat().st_mode & 0o777 == 0o700
+
+
+def test_a_lock_is_stale_when_its_builder_is_gone(tmp_path: Path) -> None:
+    gone = subprocess.Popen([sys.executable, "-c", "pass"])
+    gone.wait()
+    lock = tmp_path / "a.jsa.lock"
+    lock.write_text(str(gone.pid))
+    assert jvm_archive._stale(str(lock))
+    lock.write_text(str(os.getpid()))
+    assert not jvm_archive._stale(str(lock))
+    lock.write_text("")  # being written
+    assert not jvm_archive._stale(str(lock))
+    old = time.time() - 3600
+    os.utime(lock, (old, old))
+    assert jvm_archive._stale(str(lock))
 
 
 def test_the_switch_turns_it_off(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
     monkeypatch.setenv("GEAFLOW_SQL_CACHE_DIR", str(tmp_path))
+    assert jvm_archive.archive_path(check_java()) is not None
     monkeypatch.setenv(jvm_archive.SWITCH, "off")
     assert jvm_archive.driver_options(check_java(), {}) == ""
     assert not any(p.name.startswith("jvm-") for p in tmp_path.iterdir())
@@ -133,9 +179,10 @@ def test_a_build_under_way_or_failed_is_not_started_again(
     monkeypatch: pytest.MonkeyPatch, tmp_path: Path
 ) -> None:
     monkeypatch.setenv("GEAFLOW_SQL_CACHE_DIR", str(tmp_path))
+    monkeypatch.delenv(jvm_archive.SWITCH, raising=False)
     path = jvm_archive.archive_path(check_java())
     assert path is not None
-    Path(path + ".lock").touch()
+    Path(path + ".lock").touch()  # a build starting (its pid not yet written)
     assert jvm_archive.driver_options(check_java(), {}) == ""
     os.unlink(path + ".lock")
     Path(path + ".failed").write_text("RuntimeError: no\n")
