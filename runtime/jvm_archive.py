@@ -177,7 +177,8 @@ def build(path: str, spark_conf: dict[str, str]) -> None:
     try:
         options = spark_conf.get("spark.driver.extraJavaOptions", "")
         builder = SparkSession.builder.master("local[2]").appName("geaflow-sql-archive")
-        for k, v in {**spark_conf, "spark.ui.enabled": "false"}.items():
+        quiet = {"spark.ui.enabled": "false", "spark.ui.showConsoleProgress": "false"}
+        for k, v in {**spark_conf, **quiet}.items():
             builder = builder.config(k, v)
         builder = builder.config(
             "spark.driver.extraJavaOptions",
