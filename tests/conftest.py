@@ -81,35 +81,37 @@ def windows_of(path: Path) -> list[list[str]]:
 
 
 # Test files that take minutes, heaviest first (per-file totals of a full
-# run's ``--junitxml`` times, 2026-11-26).  With ``--dist loadfile --no-loadscope-reorder`` xdist hands out whole
+# run's ``--junitxml`` times, 2026-11-27).  With ``--dist loadfile --no-loadscope-reorder`` xdist hands out whole
 # files in collection order, so starting the long ones first keeps a worker
 # from running the last long file alone while the other one idles.
 HEAVY_FIRST = (
-    "test_corpus_elsewhere.py",
     "test_incremental_match.py",
+    "test_corpus_elsewhere.py",
     "test_local_engine.py",
-    "test_store_kills.py",
+    "test_stream_operators.py",
     "test_rules_off_graph.py",
     "test_kafka.py",
-    "test_failover.py",
-    "test_stream_operators.py",
-    "test_scale_out.py",
-    "test_plan_fuzz.py",
     "test_kuzu_beyond.py",
+    "test_scale_out.py",
+    "test_store_kills.py",
+    "test_plan_fuzz.py",
+    "test_sql_differential.py",
     "test_kuzu_differential.py",
     "test_conformance_graphs.py",
-    "test_sql_differential.py",
     "test_conformance.py",
-    "test_small_heap.py",
     "test_algorithms_engines.py",
-    "test_cli.py",
     "test_hostile_input.py",
-    "test_graph_stores.py",
     "test_cheapest_paths.py",
+    "test_failover.py",
+    "test_cli.py",
+    "test_small_heap.py",
+    "test_jvm_archive.py",
     "test_window_progress.py",
-    "test_parse_fuzz.py",
     "test_shell.py",
+    "test_parse_fuzz.py",
+    "test_graph_stores.py",
     "test_quantified_paths.py",
+    "test_rules_off_sql.py",
     "test_checkpoint_interval.py",
 )
 
