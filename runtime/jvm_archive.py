@@ -33,6 +33,8 @@ from typing import Any
 
 from geaflow_sql.core.cache import cache_dir
 
+from .processes import running
+
 SWITCH = "GEAFLOW_SQL_JVM_ARCHIVE"
 
 # What a JVM mapping an archive is told: the archive, and none of the CDS
@@ -101,16 +103,6 @@ def driver_options(java_text: str, spark_conf: dict[str, str]) -> str:
     return ""
 
 
-def _alive(pid: int) -> bool:
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:
-        return True
-    return True
-
-
 def _stale(lock: str) -> bool:
     """Is the build holding ``lock`` gone (its process dead, or running
     past any build's time)?"""
@@ -120,7 +112,7 @@ def _stale(lock: str) -> bool:
         age = time.time() - os.path.getmtime(lock)
     except (OSError, ValueError):
         return False  # being written, or just removed
-    return age > _BUILD_TIMEOUT_S or (pid > 0 and not _alive(pid))
+    return age > _BUILD_TIMEOUT_S or (pid > 0 and not running(pid))
 
 
 def _start_build(path: str, conf: dict[str, str]) -> None:

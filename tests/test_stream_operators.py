@@ -235,14 +235,16 @@ KEPT = {
 }
 
 
-def kept_job(size: int) -> str:
+def windowed_job(queries: dict, size: int) -> str:
+    """Tables src and src2 read ``size`` rows a window, and each query of
+    ``queries`` written to its own windowed file sink."""
     script = [
         f"CREATE TABLE src (k bigint, v int) WITH (type='file', "
         f"geaflow.dsl.file.path='src.txt', geaflow.dsl.window.size = {size});",
         f"CREATE TABLE src2 (k bigint, w int) WITH (type='file', "
         f"geaflow.dsl.file.path='src2.txt', geaflow.dsl.window.size = {size});",
     ]
-    for name, (columns, query) in KEPT.items():
+    for name, (columns, query) in queries.items():
         script.append(
             f"CREATE TABLE out_{name} ({columns}) WITH (type='file', "
             f"geaflow.dsl.file.path='out_{name}.txt', "
@@ -278,7 +280,7 @@ def test_operators_keeping_state_emit_what_recomputing_emits(spark, tmp_path, se
                 "geaflow.dsl.query.engine": engine,
             },
         )
-        session.execute(kept_job(size))
+        session.execute(windowed_job(KEPT, size))
         outputs[kept, engine] = {
             name: [sorted(w) for w in windows_of(folder / f"out_{name}.txt")] for name in KEPT
         }
@@ -385,19 +387,7 @@ def test_a_streams_group_by_runs_on_the_driver_as_on_spark(spark, tmp_path, seed
     size = rng.choice([1, 2, 3])
     src = [(rng.choice(KEYS), rng.randint(0, 4)) for _ in range(rng.randint(5, 10))]
     src2 = [(rng.choice(KEYS), rng.randint(0, 9)) for _ in range(rng.randint(1, 6))]
-    script = [
-        f"CREATE TABLE src (k bigint, v int) WITH (type='file', "
-        f"geaflow.dsl.file.path='src.txt', geaflow.dsl.window.size = {size});",
-        f"CREATE TABLE src2 (k bigint, w int) WITH (type='file', "
-        f"geaflow.dsl.file.path='src2.txt', geaflow.dsl.window.size = {size});",
-    ]
-    for name, (columns, query) in WINDOW_GROUPS.items():
-        script.append(
-            f"CREATE TABLE out_{name} ({columns}) WITH (type='file', "
-            f"geaflow.dsl.file.path='out_{name}.txt', "
-            f"geaflow.dsl.table.sink.split.line='{SPLIT}');"
-            f"INSERT INTO out_{name} {query};"
-        )
+    script = windowed_job(WINDOW_GROUPS, size)
     jobs_per_round: list[int] = []
     real_round = job.WindowedJob.run_round
 
@@ -416,7 +406,7 @@ def test_a_streams_group_by_runs_on_the_driver_as_on_spark(spark, tmp_path, seed
         )
         job.WindowedJob.run_round = counted_round if engine == "auto" else real_round
         try:
-            session.execute("\n".join(script))
+            session.execute(script)
         finally:
             job.WindowedJob.run_round = real_round
         outputs[engine] = {

@@ -31,6 +31,7 @@ from geaflow_sql.core.catalog import GraphInfo
 from geaflow_sql.core.errors import ValidationError
 from runtime.context import RuntimeContext
 from runtime.durable import atomic_write_json
+from runtime.processes import running
 
 from .commits import VERSIONS, kept_versions, locked
 
@@ -104,24 +105,12 @@ def _leased(graph_dir: Path) -> set[int]:
             lease = json.loads(path.read_text(encoding="utf-8"))
         except (OSError, ValueError):
             continue  # (being written or removed)
-        if lease.get("host") == host and not _running(int(lease.get("pid", 0))):
+        if lease.get("host") == host and not running(int(lease.get("pid", 0))):
             with contextlib.suppress(FileNotFoundError):
                 os.unlink(path)
             continue
         out.add(int(lease["version"]))
     return out
-
-
-def _running(pid: int) -> bool:
-    if pid <= 0:
-        return False
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:
-        return True
-    return True
 
 
 def vacuum(ctx: RuntimeContext, graph: GraphInfo, retain: int) -> str:
