@@ -133,7 +133,7 @@ def _driver_memory_chosen(spark_conf: dict[str, str]) -> bool:
 
 
 def check_java() -> str:
-    """The first line of ``java -version`` of the Java Spark would start;
+    """The version line of ``java -version`` of the Java Spark would start;
     a ConfigError when there is none or it is older than 17."""
     found = java_version()
     if found is None:
