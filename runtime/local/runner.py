@@ -28,7 +28,7 @@ from runtime.stores.arrow_parts import label_rows
 from runtime.stores.memory import MemoryStore
 from runtime.stores.persistent import PersistentStore
 
-from .inputs import HeldRows, rows_of
+from .inputs import COPIES, HeldRows, rows_of
 from .translate import Inputs, NotLocal, Source, Translation, Translator
 
 ENGINES = ("auto", "local", "distributed")
@@ -148,6 +148,13 @@ def _inputs(env: Env, sizes: dict[int, int]) -> Inputs:
             raise NotLocal("a table whose scan is not kept (not local files)")
         sizes[id(scan)] = size
 
+    def small_copy(scan: Any) -> Any:
+        """A kept scan's Arrow copy, when it is small enough to be read here."""
+        size = SCANS.size_of(spark, scan)
+        if size is None or size > env.ctx.config.get_int(LOCAL_QUERY_MAX_BYTES):
+            return None
+        return COPIES.get(scan)
+
     def inputs(key: Any) -> tuple[Any, list[str], list[Any]]:
         if isinstance(key, TableScan):
             table = key.table
@@ -174,7 +181,7 @@ def _inputs(env: Env, sizes: dict[int, int]) -> Inputs:
             raise NotLocal("a graph read at a version")
         store = env.ctx.stores.store(env.ctx, graph)
         rows = getattr(store, "kept_rows", None)
-        found = rows(env, label, is_vertex) if rows is not None else None
+        found = rows(env, label, is_vertex, small_copy) if rows is not None else None
         if found is None:
             return _held(env, store, label, is_vertex, sizes)
         scan, table = found

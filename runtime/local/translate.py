@@ -13,13 +13,17 @@ DuckDB, or a place where the two were not compared):
 
 * types: booleans, integers, FLOAT/DOUBLE and VARCHAR.  No decimals, dates,
   timestamps, binaries, arrays or maps (their casts, arithmetic and text
-  forms differ), and a vertex or edge is never a value (only its properties).
+  forms differ).  A vertex or edge is held as its properties: it is compared
+  with another of its type property by property, counted by its label (a
+  found element always has one), and built property by property where LET
+  adds a property; no other expression takes one whole.
 * expressions: column and property references, literals, comparisons of
   values of one family (numbers, strings, booleans), AND/OR/NOT, IS NULL,
-  IN lists, BETWEEN, and + - * and unary minus on integers and floats.
+  IN lists, BETWEEN, COALESCE widening its arguments to its type, and
+  + - * and unary minus on integers and floats.
   Spark wraps an integer overflow (ANSI mode off) where DuckDB raises: the
   raise sends the statement back to Spark, so an overflow gives Spark's
-  answer.  No division, modulo or functions (Spark gives NULL for x/0,
+  answer.  No division, modulo or other functions (Spark gives NULL for x/0,
   DuckDB +-inf; GeaFlow's integer division truncates) and no casts but
   widening ones (Spark truncates a double to an int, DuckDB rounds).
 * aggregates: COUNT, MIN, MAX, and SUM/AVG of integers (GeaFlow's SUM of no
@@ -344,7 +348,8 @@ class Translator:
             if out.properties:
                 i = ref_index(e)
                 if i is None or not child.slots[i].properties:
-                    raise NotLocal("a vertex or edge built by an expression")
+                    parts += self._built_element(e, out, child.slots)
+                    continue
                 src = child.slots[i]
                 for prop, col in out.properties:
                     parts.append(f"{q(src.property(prop))} AS {q(col)}")
@@ -355,6 +360,32 @@ class Translator:
         return self._add(
             f"SELECT {', '.join(parts) or '1'} FROM {child.name}", slots, child.ordered
         )
+
+    def _built_element(self, e: exp.Expression, out: Slot, slots: list[Slot]) -> list[str]:
+        """The columns of a vertex or edge a ``named_struct`` builds (LET
+        adds or replaces a property so): one value per property, in order."""
+        if not (isinstance(e, exp.Anonymous) and str(e.this).lower() == "named_struct"):
+            raise NotLocal("a vertex or edge built by an expression")
+        args = e.expressions
+        names = [a.this if isinstance(a, exp.Literal) and a.is_string else None for a in args[::2]]
+        if [p for p, _ in out.properties] != names:
+            raise NotLocal("a vertex or edge built by an expression")
+        parts = []
+        for (prop, col), value in zip(out.properties, args[1::2], strict=True):
+            target = out.type.field_type(prop)
+            if self._type_of(value, slots) != target:
+                raise NotLocal(f"property {prop} built from another type")
+            parts.append(f"{self.value(value, slots)} AS {q(col)}")
+        return parts
+
+    def _type_of(self, e: exp.Expression, slots: list[Slot]) -> Any:
+        """A value's type; a property read off a vertex or edge has its
+        property's type (the binder leaves such a read untyped)."""
+        if isinstance(e, exp.Dot) and isinstance(e.this, exp.Column):
+            i = ref_index(e.this)
+            if i is not None and i < len(slots) and slots[i].properties:
+                return slots[i].type.field_type(e.expression.name)
+        return type_of(e)
 
     def aggregate(self, node: Aggregate) -> Relation:
         if self.so_far is not None and not node.internal:
@@ -433,12 +464,19 @@ class Translator:
     def aggregate_call(self, call: Any, slots: list[Slot], out_type: Any) -> str:
         if call.user_function is not None or call.constants:
             raise NotLocal(f"aggregate {call.function}")
+        name = call.function
         args = []
         for a in call.args:
             if slots[a].properties:
-                raise NotLocal("an aggregate of a vertex or edge")
+                # COUNT counts the rows where the vertex or edge is there: an
+                # element always has a label, and one an outer join did not
+                # find has none.  Other aggregates (and DISTINCT) read the
+                # whole value, which the local engine never builds.
+                if name != "COUNT" or call.distinct:
+                    raise NotLocal("an aggregate of a vertex or edge")
+                args.append((q(slots[a].property(T.LABEL_FIELD)), "string"))
+                continue
             args.append((q(slots[a].column), family(slots[a].type)))
-        name = call.function
         distinct = "DISTINCT " if call.distinct else ""
         target = duck_type(out_type)
         if name == "COUNT":
@@ -843,6 +881,31 @@ class Translator:
     def value(self, e: exp.Expression, slots: list[Slot]) -> str:
         return self._expr(e, slots)[0]
 
+    def _same_element(self, e: exp.Expression, slots: list[Slot]) -> str | None:
+        """``a = b`` or ``a IS NOT DISTINCT FROM b`` of two vertices or edges
+        of one type (a subquery joins its rows back to the vertex it started
+        from so), as Spark compares structs: field by field, a null field
+        equal to a null one.  An element an outer join did not find has no
+        label, a found one always has one: ``=`` is NULL when either side is
+        missing, ``IS NOT DISTINCT FROM`` true only when both are."""
+        sides = []
+        for side in (e.this, e.expression):
+            i = ref_index(side) if isinstance(side, exp.Column) else None
+            if i is None or i >= len(slots) or not slots[i].properties:
+                return None
+            sides.append(slots[i])
+        a, b = sides
+        if a.type != b.type:
+            raise NotLocal("a comparison of vertices or edges of different types")
+        fields = " AND ".join(
+            f"({q(x)} IS NOT DISTINCT FROM {q(y)})"
+            for (_, x), (_, y) in zip(a.properties, b.properties, strict=True)
+        )
+        if isinstance(e, exp.NullSafeEQ):
+            return f"({fields})"
+        label_a, label_b = q(a.property(T.LABEL_FIELD)), q(b.property(T.LABEL_FIELD))
+        return f"(CASE WHEN {label_a} IS NULL OR {label_b} IS NULL THEN NULL ELSE {fields} END)"
+
     def _expr(self, e: exp.Expression, slots: list[Slot]) -> tuple[str, str]:
         """DuckDB text of a bound expression and its family."""
         if isinstance(e, exp.Paren):
@@ -877,6 +940,10 @@ class Translator:
             return f"(NOT {self.condition(e.this, slots)})", "boolean"
         if isinstance(e, exp.Is) and isinstance(e.expression, exp.Null):
             return f"({self._expr(e.this, slots)[0]} IS NULL)", "boolean"
+        if isinstance(e, (exp.EQ, exp.NullSafeEQ)):
+            same = self._same_element(e, slots)
+            if same is not None:
+                return same, "boolean"
         if isinstance(e, tuple(_COMPARISONS)):
             a, fa = self._expr(e.this, slots)
             b, fb = self._expr(e.expression, slots)
@@ -907,6 +974,10 @@ class Translator:
         if isinstance(e, exp.Neg):
             a, fa = self._expr(e.this, slots)
             return f"(- {a})", _numeric(fa, fa)
+        if isinstance(e, exp.Coalesce):
+            return self._coalesce(e, [e.this, *e.expressions], slots)
+        if isinstance(e, exp.Anonymous) and str(e.this).lower() == "coalesce":
+            return self._coalesce(e, e.expressions, slots)
         if isinstance(e, exp.Cast):
             a, fa = self._expr(e.this, slots)
             source = type_of(e.this)
@@ -920,6 +991,26 @@ class Translator:
                 raise NotLocal(f"a cast of {source} to {target}")
             return narrowed, family(target)
         raise NotLocal(f"expression {type(e).__name__}")
+
+    def _coalesce(
+        self, e: exp.Expression, args: list[exp.Expression], slots: list[Slot]
+    ) -> tuple[str, str]:
+        """COALESCE of values each widened to the bound type (a subquery's
+        COUNT or SUM over no rows is COALESCE(agg, 0))."""
+        target = type_of(e)
+        if target is None or is_element(target):
+            raise NotLocal("a COALESCE of vertices or edges")
+        parts = []
+        for arg in args:
+            text, fam = self._expr(arg, slots)
+            source = type_of(arg)
+            if fam == "null":
+                parts.append(f"CAST(NULL AS {duck_type(target)})")
+                continue
+            if source != target and not widens(source, target):
+                raise NotLocal(f"a COALESCE of {source} to {target}")
+            parts.append(f"CAST({text} AS {duck_type(target)})")
+        return f"COALESCE({', '.join(parts)})", family(target)
 
     def _literal(self, e: exp.Literal) -> tuple[str, str]:
         if e.is_string:

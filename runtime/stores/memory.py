@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import threading
 import weakref
+from collections.abc import Callable
 from typing import Any
 
 from geaflow_sql.core import types as T
@@ -89,13 +90,18 @@ _UNIQUE_IDS: weakref.WeakKeyDictionary[Any, dict[str, bool]] = weakref.WeakKeyDi
 _UNIQUE_LOCK = threading.Lock()
 
 
-def ids_known_unique(env: Env, table: Any, id_field: str) -> bool:
+def ids_known_unique(
+    env: Env, table: Any, id_field: str, arrow: Callable[[Any], Any] | None = None
+) -> bool:
     """Does the table a vertex label is defined USING hold each id once?
 
     Then its rows are the label's vertices as they stand, with no shuffle to
-    keep each id's last row.  Answered by one Spark job per version of the
-    table's files, and only for a scan kept between statements (a MATCH reads
-    a label once per hop, every statement): else it is not worth a job."""
+    keep each id's last row.  Answered once per version of the table's files,
+    and only for a scan kept between statements (a MATCH reads a label once
+    per hop, every statement): else it is not worth a job.  ``arrow`` gives
+    the scan's rows on the driver when the caller copies them there anyway
+    (the local engine): then the ids are counted in that copy, else by a
+    Spark job."""
     scan = using_scan(env, table)
     if not SCANS.holds(env.spark, scan):
         return False
@@ -106,11 +112,31 @@ def ids_known_unique(env: Env, table: Any, id_field: str) -> bool:
     with _UNIQUE_LOCK:
         known = _UNIQUE_IDS.get(scan, {}).get(column)
     if known is None:
-        repeated = scan.groupBy(column).count().where("count > 1").limit(1).count()
-        known = repeated == 0
+        rows = arrow(scan) if arrow is not None else None
+        if rows is not None and _counts_as_spark_groups(rows.column(column).type):
+            known = _each_once(rows.column(column))
+        else:
+            repeated = scan.groupBy(column).count().where("count > 1").limit(1).count()
+            known = repeated == 0
         with _UNIQUE_LOCK:
             _UNIQUE_IDS.setdefault(scan, {})[column] = known
     return known
+
+
+def _counts_as_spark_groups(arrow_type: Any) -> bool:
+    """Do Arrow's distinct values of this type group as Spark's GROUP BY
+    does (not floats: Spark makes -0.0 and 0.0, and every NaN, one group)?"""
+    import pyarrow as pa
+
+    return not pa.types.is_floating(arrow_type)
+
+
+def _each_once(column: Any) -> bool:
+    """Does an Arrow column hold each value once (nulls counted as one value,
+    as Spark groups them)?"""
+    import pyarrow.compute as pc
+
+    return len(pc.unique(column)) == len(column)
 
 
 def using_scan(env: Env, table: Any) -> Any:
@@ -299,10 +325,13 @@ class MemoryStore:
             out.append(rows.filter(pc.greater(rows.column("__w"), version)))
         return out
 
-    def kept_rows(self, env: Env, label: str, is_vertex: bool) -> tuple[Any, Any] | None:
+    def kept_rows(
+        self, env: Env, label: str, is_vertex: bool, arrow: Callable[[Any], Any] | None = None
+    ) -> tuple[Any, Any] | None:
         """(kept scan, table) when a label's rows are exactly a USING table's
         kept scan (nothing inserted, ids unique), else None: the local engine
-        reads such a label from an Arrow copy of the scan."""
+        reads such a label from an Arrow copy of the scan, which ``arrow``
+        gives (or None when the scan is too large to copy)."""
         info = self.info(label, is_vertex)
         if not info.using or env.reads.window is not None:
             return None
@@ -314,16 +343,16 @@ class MemoryStore:
         scan = using_scan(env, table)
         if not SCANS.holds(env.spark, scan):
             return None
-        if is_vertex and not self._unique_using(env, info):
+        if is_vertex and not self._unique_using(env, info, arrow):
             return None
         return scan, table
 
-    def _unique_using(self, env: Env, info: Any) -> bool:
+    def _unique_using(self, env: Env, info: Any, arrow: Callable[[Any], Any] | None = None) -> bool:
         """Is a vertex label's USING table (nothing inserted) one row per id?"""
         if env.reads.window is not None:
             return False
         table = env.ctx.catalog.table((info.using,))
-        return table is not None and ids_known_unique(env, table, info.id_field)
+        return table is not None and ids_known_unique(env, table, info.id_field, arrow)
 
     def parts_since(self, env: Env, label: str, is_vertex: bool, version: int) -> list[Any] | None:
         """The rows of a label written after ``version`` (declared columns), as
