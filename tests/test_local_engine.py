@@ -275,17 +275,59 @@ def coalesce_query(rng: random.Random, tag: str) -> str:
     )
 
 
+def branching_query(rng: random.Random, tag: str) -> str:
+    """IF, CASE and integer % (by zero too) over a table's values, NULLs
+    among them."""
+    k, m = rng.randint(-3, 90), rng.choice([3, -4, 7])
+    return (
+        f"SELECT id, IF(age > {k}, name, 'young') AS t, "
+        "CASE WHEN score IS NULL THEN -1 WHEN score > 0 THEN 1 ELSE 0 END AS sign, "
+        f"CASE WHEN age < {k} THEN age * 2 WHEN name = 'a' THEN id END AS pick, "
+        f"age % {m} AS r, id % {m} AS ir, age % 0 AS zero, age % (id - id) AS none "
+        f"FROM person_{tag}"
+    )
+
+
+def element_order_query(rng: random.Random) -> str:
+    """ORDER BY vertices and edges (as Spark orders structs: field by field);
+    rows that tie on every key are equal in every returned field."""
+    keys = rng.sample(["a", "b DESC", "e", "e DESC", "a DESC"], 2)
+    return (
+        "MATCH (a:person)-[e:knows]->(b:person) "
+        "RETURN a.id AS x, a.name AS n, e.weight AS w, e.since AS s, b.id AS y, b.age AS g "
+        f"ORDER BY {', '.join(keys)}, b, e LIMIT {rng.randint(1, 12)}"
+    )
+
+
+def pattern_union_query(rng: random.Random) -> str:
+    """Two patterns in one MATCH with no variable in common: each row has the
+    other pattern's vertices missing, ordered with them (a missing vertex
+    sorts where the key puts NULLs)."""
+    first = f"(a:person WHERE {_vertex_condition(rng, 'a')})-[e:knows]->(b)"
+    second = f"(c:person WHERE {_vertex_condition(rng, 'c')})<-[:knows]-(d)"
+    keys = rng.sample(["a", "a DESC", "c", "c DESC NULLS FIRST", "b NULLS LAST"], 2)
+    return (
+        f"MATCH {first} | {second} "
+        "RETURN a.id AS x, b.name AS y, c.id AS z, d.age AS w "
+        f"ORDER BY {', '.join(keys)}, a, b, c, d LIMIT {rng.randint(1, 15)}"
+    )
+
+
 @pytest.mark.parametrize("seed", range(8))
-def test_subqueries_and_lets_give_the_same_rows_on_both_engines(session, seed):
+def test_subqueries_lets_and_branches_give_the_same_rows_on_both_engines(session, seed):
     # The local engine counts a vertex by its label (one an outer join did
     # not find has none), joins rows back to a vertex by comparing every
-    # property, and builds the vertex LET adds a property to.
+    # property, builds the vertex LET adds a property to, and orders by
+    # vertices and edges property by property.
     rng = random.Random(900 + seed)
     tag = f"q{seed}"
     _generated_graph(session, rng, tag)
     for _ in range(3):
         both(session, subquery_query(rng))
     both(session, coalesce_query(rng, tag))
+    both(session, branching_query(rng, tag))
+    both(session, element_order_query(rng), ordered=True)
+    both(session, pattern_union_query(rng), ordered=True)
 
 
 @pytest.mark.parametrize("ids", ["unique", "repeated", "text"])

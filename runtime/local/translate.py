@@ -363,7 +363,15 @@ class Translator:
 
     def _built_element(self, e: exp.Expression, out: Slot, slots: list[Slot]) -> list[str]:
         """The columns of a vertex or edge a ``named_struct`` builds (LET
-        adds or replaces a property so): one value per property, in order."""
+        adds or replaces a property so): one value per property, in order;
+        or of a NULL one."""
+        inner = e.this if isinstance(e, exp.Cast) else e
+        if isinstance(inner, exp.Null):
+            # No vertex or edge (a branch of a UNION, say): no label.
+            return [
+                f"CAST(NULL AS {duck_type(out.type.field_type(prop))}) AS {q(col)}"
+                for prop, col in out.properties
+            ]
         if not (isinstance(e, exp.Anonymous) and str(e.this).lower() == "named_struct"):
             raise NotLocal("a vertex or edge built by an expression")
         args = e.expressions
@@ -513,9 +521,10 @@ class Translator:
         order = []
         for k in node.keys:
             slot = child.slots[k.index]
-            if slot.properties:
-                raise NotLocal("ordering by a vertex or edge")
             nulls_first = k.nulls_first if k.nulls_first is not None else not k.descending
+            if slot.properties:
+                order += _element_order(slot, k.descending, nulls_first)
+                continue
             order.append(
                 f"{q(slot.column)} {'DESC' if k.descending else 'ASC'} "
                 f"NULLS {'FIRST' if nulls_first else 'LAST'}"
@@ -881,6 +890,36 @@ class Translator:
     def value(self, e: exp.Expression, slots: list[Slot]) -> str:
         return self._expr(e, slots)[0]
 
+    def _element(self, e: exp.Expression, slots: list[Slot]) -> Slot | None:
+        """The slot of a reference to a vertex or edge field, else None."""
+        i = ref_index(e) if isinstance(e, exp.Column) else None
+        if i is None or i >= len(slots) or not slots[i].properties:
+            return None
+        return slots[i]
+
+    def _case(
+        self,
+        whens: list[tuple[exp.Expression, exp.Expression]],
+        default: exp.Expression | None,
+        slots: list[Slot],
+    ) -> tuple[str, str]:
+        """CASE WHEN ... (and IF): a NULL condition takes the next branch, as
+        in Spark.  The binder has cast the branches to one type."""
+        parts = []
+        families = set()
+        for cond, value in whens:
+            text, fam = self._expr(value, slots)
+            families.add(fam)
+            parts.append(f"WHEN {self.condition(cond, slots)} THEN {text}")
+        if default is not None:
+            text, fam = self._expr(default, slots)
+            families.add(fam)
+            parts.append(f"ELSE {text}")
+        families.discard("null")
+        if len(families) > 1:
+            raise NotLocal("CASE branches of different families")
+        return f"(CASE {' '.join(parts)} END)", families.pop() if families else "null"
+
     def _same_element(self, e: exp.Expression, slots: list[Slot]) -> str | None:
         """``a = b`` or ``a IS NOT DISTINCT FROM b`` of two vertices or edges
         of one type (a subquery joins its rows back to the vertex it started
@@ -939,7 +978,16 @@ class Translator:
         if isinstance(e, exp.Not):
             return f"(NOT {self.condition(e.this, slots)})", "boolean"
         if isinstance(e, exp.Is) and isinstance(e.expression, exp.Null):
+            element = self._element(e.this, slots)
+            if element is not None:
+                # A found vertex or edge always has a label.
+                return f"({q(element.property(T.LABEL_FIELD))} IS NULL)", "boolean"
             return f"({self._expr(e.this, slots)[0]} IS NULL)", "boolean"
+        if isinstance(e, exp.If):
+            return self._case([(e.this, e.args["true"])], e.args.get("false"), slots)
+        if isinstance(e, exp.Case) and e.this is None:
+            whens = [(i.this, i.args["true"]) for i in e.args.get("ifs") or []]
+            return self._case(whens, e.args.get("default"), slots)
         if isinstance(e, (exp.EQ, exp.NullSafeEQ)):
             same = self._same_element(e, slots)
             if same is not None:
@@ -966,6 +1014,14 @@ class Translator:
             _comparable(fa, fl)
             _comparable(fa, fh)
             return f"({a} BETWEEN {lo} AND {hi})", "boolean"
+        if isinstance(e, exp.Mod):
+            a, fa = self._expr(e.this, slots)
+            b, fb = self._expr(e.expression, slots)
+            if _numeric(fa, fb) != "integer":
+                raise NotLocal("a remainder of floats")
+            # Of integers Spark's remainder by zero is NULL (ANSI mode off);
+            # otherwise both take the dividend's sign, as Java's % does.
+            return f"(CASE WHEN {b} = 0 THEN NULL ELSE {a} % {b} END)", "integer"
         if isinstance(e, tuple(_ARITHMETIC)):
             a, fa = self._expr(e.this, slots)
             b, fb = self._expr(e.expression, slots)
@@ -1068,6 +1124,19 @@ def _comparable(a: str, b: str) -> None:
     if a == "null" or b == "null" or a == b or (a in numbers and b in numbers):
         return
     raise NotLocal(f"a comparison of {a} with {b}")
+
+
+def _element_order(slot: Slot, descending: bool, nulls_first: bool) -> list[str]:
+    """ORDER BY a vertex or edge, as Spark orders structs: a missing one (no
+    label) where the key puts NULLs, then property by property in the
+    type's order, each ascending with NULLs first, all reversed for DESC."""
+    missing = q(slot.property(T.LABEL_FIELD))
+    keys = [f"({missing} IS NULL) {'DESC' if nulls_first else 'ASC'}"]
+    for prop, col in slot.properties:
+        family(slot.type.field_type(prop))
+        way = "DESC NULLS LAST" if descending else "ASC NULLS FIRST"
+        keys.append(f"{q(col)} {way}")
+    return keys
 
 
 def _numeric(a: str, b: str) -> str:
