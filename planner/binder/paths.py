@@ -97,7 +97,8 @@ def graph_label_scan(qb: Any, parts: tuple[str, ...]) -> LogicalNode | None:
 def struct_with_field(
     base: exp.Expression, t: T.StructType, name: str, value: exp.Expression
 ) -> tuple[exp.Expression, T.StructType]:
-    """``base`` with field ``name`` set to ``value`` (added, or replaced)."""
+    """``base`` with field ``name`` set to ``value`` (added, or replaced); a
+    missing ``base`` stays missing."""
     stored = t.resolve_field(name)
     vt = type_of(value)
     if vt.name == "NULL":
@@ -130,7 +131,12 @@ def struct_with_field(
         t.ts_field,
         aliases=t.aliases,
     )
-    return typed(exp.Anonymous(this="named_struct", expressions=args), new_type), new_type
+    built = typed(exp.Anonymous(this="named_struct", expressions=args), new_type)
+    # A LET on a vertex or edge that is not there (OPTIONAL MATCH found
+    # none, or another branch of a pattern union bound it) leaves it not
+    # there, as Cypher's SET on null does: not a value of null properties.
+    missing = exp.Is(this=base.copy(), expression=exp.Null())
+    return typed(exp.If(this=missing, true=exp.Null(), false=built), new_type), new_type
 
 
 def vertex_id(f: ScopeField, offset: int) -> exp.Expression:

@@ -362,29 +362,35 @@ class Translator:
         )
 
     def _built_element(self, e: exp.Expression, out: Slot, slots: list[Slot]) -> list[str]:
-        """The columns of a vertex or edge a ``named_struct`` builds (LET
-        adds or replaces a property so): one value per property, in order;
-        or of a NULL one."""
+        """The columns of a vertex or edge an expression builds, one per
+        property of ``out``, in order."""
+        values = self._element_values(e, out, slots)
+        return [f"{v} AS {q(col)}" for v, (_, col) in zip(values, out.properties, strict=True)]
+
+    def _element_values(self, e: exp.Expression, out: Slot, slots: list[Slot]) -> list[str]:
+        """The property values of a vertex or edge that a ``named_struct``
+        builds (LET adds or replaces a property so); of a missing one (NULL:
+        another branch of a pattern union); or of ``IF(missing, NULL, built)``
+        (a LET on a vertex that may be missing keeps it missing)."""
+        if isinstance(e, exp.If) and isinstance(e.args.get("true"), exp.Null):
+            missing = self.condition(e.this, slots)
+            built = self._element_values(e.args["false"], out, slots)
+            return [f"(CASE WHEN {missing} THEN NULL ELSE {v} END)" for v in built]
         inner = e.this if isinstance(e, exp.Cast) else e
         if isinstance(inner, exp.Null):
-            # No vertex or edge (a branch of a UNION, say): no label.
-            return [
-                f"CAST(NULL AS {duck_type(out.type.field_type(prop))}) AS {q(col)}"
-                for prop, col in out.properties
-            ]
+            return [f"CAST(NULL AS {duck_type(out.type.field_type(p))})" for p, _ in out.properties]
         if not (isinstance(e, exp.Anonymous) and str(e.this).lower() == "named_struct"):
             raise NotLocal("a vertex or edge built by an expression")
         args = e.expressions
         names = [a.this if isinstance(a, exp.Literal) and a.is_string else None for a in args[::2]]
         if [p for p, _ in out.properties] != names:
             raise NotLocal("a vertex or edge built by an expression")
-        parts = []
-        for (prop, col), value in zip(out.properties, args[1::2], strict=True):
-            target = out.type.field_type(prop)
-            if self._type_of(value, slots) != target:
+        values = []
+        for (prop, _), value in zip(out.properties, args[1::2], strict=True):
+            if self._type_of(value, slots) != out.type.field_type(prop):
                 raise NotLocal(f"property {prop} built from another type")
-            parts.append(f"{self.value(value, slots)} AS {q(col)}")
-        return parts
+            values.append(self.value(value, slots))
+        return values
 
     def _type_of(self, e: exp.Expression, slots: list[Slot]) -> Any:
         """A value's type; a property read off a vertex or edge has its

@@ -115,7 +115,7 @@ def ids_known_unique(
         rows = arrow(scan) if arrow is not None else None
         if rows is not None and _counts_as_spark_groups(rows.column(column).type):
             known = _each_once(rows.column(column))
-        else:
+        if known is None:
             repeated = scan.groupBy(column).count().where("count > 1").limit(1).count()
             known = repeated == 0
         with _UNIQUE_LOCK:
@@ -131,12 +131,16 @@ def _counts_as_spark_groups(arrow_type: Any) -> bool:
     return not pa.types.is_floating(arrow_type)
 
 
-def _each_once(column: Any) -> bool:
+def _each_once(column: Any) -> bool | None:
     """Does an Arrow column hold each value once (nulls counted as one value,
-    as Spark groups them)?"""
+    as Spark groups them)?  None when Arrow cannot tell for its type."""
+    import pyarrow as pa
     import pyarrow.compute as pc
 
-    return len(pc.unique(column)) == len(column)
+    try:
+        return bool(len(pc.unique(column)) == len(column))
+    except pa.ArrowNotImplementedError:
+        return None
 
 
 def using_scan(env: Env, table: Any) -> Any:
