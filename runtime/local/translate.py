@@ -933,13 +933,9 @@ class Translator:
         equal to a null one.  An element an outer join did not find has no
         label, a found one always has one: ``=`` is NULL when either side is
         missing, ``IS NOT DISTINCT FROM`` true only when both are."""
-        sides = []
-        for side in (e.this, e.expression):
-            i = ref_index(side) if isinstance(side, exp.Column) else None
-            if i is None or i >= len(slots) or not slots[i].properties:
-                return None
-            sides.append(slots[i])
-        a, b = sides
+        a, b = self._element(e.this, slots), self._element(e.expression, slots)
+        if a is None or b is None:
+            return None
         if a.type != b.type:
             raise NotLocal("a comparison of vertices or edges of different types")
         fields = " AND ".join(
