@@ -3,6 +3,7 @@
     python bench/streams.py [--edges 1e5] [--windows 4] [--master URL] [--driver-memory 2g]
     python bench/streams.py --edges 1e6        # a 6g driver: the full recompute needs the heap
     python bench/streams.py --only stateful    # DISTINCT and GROUP BY over a growing stream
+    python bench/streams.py --engine distributed  # the graph statements on Spark's path
 
 A graph of E random edges over E/10 vertices (a fixed seed) is built by a
 windowed job: the vertices and all but ``windows`` percent of the edges arrive
@@ -159,7 +160,7 @@ def last_job_id(spark: Any) -> int:
 
 
 def run(
-    spark: Any, folder: Path, step: int, incremental: bool
+    spark: Any, folder: Path, step: int, incremental: bool, engine: str = "auto"
 ) -> tuple[dict[str, list[float]], dict[str, float], dict[str, int]]:
     from geaflow_sql import Session
 
@@ -168,7 +169,8 @@ def run(
     for name in ("vertices.txt", "base.txt", "growth.txt"):
         (work / name).symlink_to(folder / name)
     with timing(incremental) as (seconds, jobs, rows):
-        Session(spark=spark, base_dir=str(work)).execute(script(step, incremental))
+        conf = {"geaflow.dsl.query.engine": engine}
+        Session(spark=spark, base_dir=str(work), conf=conf).execute(script(step, incremental))
     per_window = {k: [v[r] for r in sorted(v) if r > 0] for k, v in seconds.items()}
     jobs_per_window = {
         k: statistics.mean([v[r] for r in sorted(v) if r > 0] or [0]) for k, v in jobs.items()
@@ -284,6 +286,12 @@ def main() -> None:
     )
     parser.add_argument("--master", default="local[2]")
     parser.add_argument(
+        "--engine",
+        choices=("auto", "distributed"),
+        default="auto",
+        help="geaflow.dsl.query.engine of the graph job (distributed: Spark's incremental path)",
+    )
+    parser.add_argument(
         "--driver-memory",
         default=None,
         help="Spark driver heap (default 2g, 6g from 5e5 edges: the full recompute needs it)",
@@ -311,8 +319,8 @@ def main() -> None:
             f"{edges} edges, {max(10, edges // 10)} vertices, +{step} edges a window, "
             f"{args.windows - 1} timed windows"
         )
-        incr, incr_jobs, incr_rows = run(spark, folder, step, incremental=True)
-        full, _, full_rows = run(spark, folder, step, incremental=False)
+        incr, incr_jobs, incr_rows = run(spark, folder, step, True, args.engine)
+        full, _, full_rows = run(spark, folder, step, False, args.engine)
     names = {
         "match": "2-hop MATCH (new paths)",
         "wcc": "WCC: inc_wcc vs wcc",

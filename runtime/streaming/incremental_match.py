@@ -2,34 +2,26 @@
 
 A statement in graph-delta mode emits, per window, the rows of its result that
 are new in this version of the graph: ``current.exceptAll(previous)``.  Run as
-written that matches the whole graph twice a window; here only paths through
-what was written since the previous version are matched.
+written that matches the whole graph twice a window; here both versions are
+matched only near what was written since the previous version.
 
-**New paths (the default).**  A path of the current graph is new when it uses
-a written edge or a written vertex (a new one, or one written again with new
-properties, which can change a filter or a returned property).  With hops
-``1..k`` the delta rule for joins lists each new path once: hop ``i`` takes a
-written edge, hops before it the previous version's edges, hops after it the
-current ones (one *term* per hop).  With vertices written as well, one more
-term per vertex position takes a written vertex there and current data
-elsewhere.  A term starts at its written element and walks back to the
-pattern's first vertex along the hops (over current edges, filters ignored),
-so the hops before the element only expand vertices that can lead to it; the
-operators of a normal MATCH then run on those restricted inputs.  (Those hops
-still run forward from every such root: on a dense graph the roots of a
-later hop's new edges can be most of the graph, and bench/streams.py shows
-this costing about as much as the full re-match.  Running them backwards
-from the element, as choose_match_start does for id lookups, is the next
-step.)
-
-MATCH deduplicates its paths (a DISTINCT over its variables), so a path can be
-new while its row is not (a parallel edge, an anonymous edge): the rows of the
-terms are checked against the previous version, matched only at the vertices
-those rows name.  Without a DISTINCT the terms are disjoint and their rows are
-the answer, when no vertex was written (else: full re-match).  A written
-vertex can also take a row away or change a property the statement does not
-return; then both versions are matched at the vertices the touched rows of
-either version name, and the difference is taken on the statement's rows.
+**New rows (the default).**  Start from the *seeds*: the written vertices of a
+label the pattern reads (new ones, or ones written again with new properties,
+which can change a filter or a returned property) and both ends of the written
+edges of a hop's labels.  Without a DISTINCT a row is a path, and a path one
+version has and the other lacks goes through a written element, so lies
+within ``hops`` of a seed; every other path is in both versions and cancels in
+the difference.  Under a DISTINCT (MATCH deduplicates its paths: a parallel
+edge, an anonymous vertex) a row can also come from an older path that shares
+a vertex with the changed one, so lies within ``2 * hops`` of a seed.  The
+vertices within that radius, either way along the current edges of the
+pattern's labels, are found a hop per Spark job and held on the driver; the
+statement then runs on both versions cut to them (those vertices, and the
+edges with both ends among them) and the difference of its rows is the
+answer, as the full re-match's is (``tests/test_incremental_match.py`` has a
+row a path three hops from the change gave before).  When the neighbourhood
+is most of the graph (over ``geaflow.dsl.query.local.max.bytes``, or over a
+quarter of its vertices) the full re-match runs instead: it costs less.
 
 **GeaFlow's incremental traversal.**  With
 ``geaflow.dsl.graph.enable.incr.traversal`` GeaFlow emits something else, and
@@ -57,8 +49,8 @@ tables, a DISTINCT that keeps no whole vertex of the pattern, graphs read
 from windowed tables, and the first window after a restart (the store no
 longer knows the previous version's parts).
 
-The plan's shape is read by ``match_shape``; the versions, written rows and
-the walks and frames the terms are built from are in ``match_views``.
+The plan's shape is read by ``match_shape``; the versions, written rows,
+neighbourhoods and walks are in ``match_views``.
 """
 
 from __future__ import annotations
@@ -72,16 +64,14 @@ from runtime.env import Env
 from runtime.evaluator import evaluate
 from runtime.reads import graph_key
 
-from .match_shape import MatchShape, match_shape, target_field
+from .match_shape import MatchShape, match_shape
 from .match_views import (
     F,
     Views,
     chain,
-    empty_rows,
+    neighbourhood,
     oriented,
-    path_to,
     restricted,
-    restricted_edges,
     step_back,
     union,
     walk_back,
@@ -111,125 +101,49 @@ def incremental_result(
         return evaluate(views.context({}), shape.top).where("false")
     if geaflow_traversal(env, shape):
         return _geaflow_rows(views, shape)
-    if shape.distinct is None and views.written_vertices:
-        return None
-    terms = _terms(views, shape, with_vertices=shape.distinct is not None)
-    if not terms:
+    seeds = _seeds(views, shape)
+    if not seeds:
         # What was written is not of the pattern's labels.
         return evaluate(views.context({}), shape.top).where("false")
-    if shape.distinct is None:
-        return evaluate(views.context({}), shape.top, {id(shape.chain_top): union(terms)})
-    return _new_distinct_rows(views, shape, terms)
+    # Without a DISTINCT a changed row is a path through a written element,
+    # all of it within ``hops`` of that element; under one, a previous path
+    # with the same row shares a vertex with it, so lies within twice that.
+    radius = len(shape.hops) * (1 if shape.distinct is None else 2)
+    near = neighbourhood(views, _edge_labels(views, shape), union(seeds), radius)
+    if near is None:
+        return None
+    current = evaluate(views.context(views.near(views.new, near)), shape.top)
+    previous = evaluate(views.context(views.near(views.old, near), views.old), shape.top)
+    return current.exceptAll(previous)
 
 
-def _terms(views: Views, shape: MatchShape, with_vertices: bool) -> list[Any]:
-    """The delta rule: each path through a written element, once per term."""
-    terms = []
-    for i, hop in enumerate(shape.hops):
-        infos = (
-            [views.graph.edge(lab) for lab in hop.edge_labels]
-            if hop.edge_labels
-            else list(views.graph.edges)
-        )
-        written = [info for info in infos if info.label in views.written_edges]
-        if not written:
-            continue
-        # Hop i reads only written edges; earlier hops the previous version.
-        edges: dict[int, dict[tuple[str, bool], Any]] = {
-            j: {(e.label, False): views.frame(views.old, e.label, False) for e in views.graph.edges}
-            for j in range(i)
-        }
-        edges[i] = {
-            (e.label, False): views.written_edges.get(e.label, empty_rows(views, e)) for e in infos
-        }
-        leaving = union(
-            [oriented(views.pairs(e, views.written_edges[e.label]), hop.direction) for e in written]
-        )
-        vertices = path_to(views, shape, hop.source, leaving.select(F().col("src").alias("id")))
-        terms.append(chain(views, shape, views.new, vertices, edges))
-    if not with_vertices:
-        return terms
-    return terms + _vertex_terms(views, shape, views.new)
+def _seeds(views: Views, shape: MatchShape) -> list[Any]:
+    """The ids of the written elements the pattern can read: written vertices
+    of a label some position reads, both ends of written edges of a hop's
+    labels."""
+    f = F()
+    read_vertices: set[str] = set()
+    for _, labels in shape.vertex_reads():
+        read_vertices.update(labels or [v.label for v in views.graph.vertices])
+    seeds = [views.written_ids(lab) for lab in views.written_vertices if lab in read_vertices]
+    for label in _edge_labels(views, shape):
+        if label in views.written_edges:
+            pairs = views.pairs(views.graph.edge(label), views.written_edges[label])
+            seeds += [
+                pairs.select(f.col("src").alias("id")),
+                pairs.select(f.col("dst").alias("id")),
+            ]
+    return seeds
 
 
-def _vertex_terms(views: Views, shape: MatchShape, version: int) -> list[Any]:
-    """Paths of ``version`` through a written vertex (one term per position;
-    terms may overlap, which only a DISTINCT above them may allow)."""
-    terms = []
-    for field, labels in shape.vertex_reads():
-        written_labels = [
-            lab
-            for lab in (labels or [v.label for v in views.graph.vertices])
-            if lab in views.written_vertices
-        ]
-        if not written_labels:
-            continue
-        ids = union([views.written_ids(lab) for lab in written_labels])
-        vertices = path_to(views, shape, field, ids, version)
-        terms.append(chain(views, shape, version, vertices, {}))
-    return terms
-
-
-def _new_distinct_rows(views: Views, shape: MatchShape, terms: list[Any]) -> Any:
-    """The statement's rows that are new, when a DISTINCT is over the paths.
-
-    ``touched``: the DISTINCT's rows produced by the terms' paths.  Without
-    written vertices every old row is still there, so the new rows are the
-    touched rows no previous path produced (looked for only at the vertices
-    the touched rows name).  A written vertex can also take rows away, and
-    the rows above the DISTINCT may not show what changed (a property not
-    returned): then both versions are matched at the vertices the touched
-    rows of either version name, and the difference is taken on the
-    statement's own rows, as the full re-match does.
-    """
-    assert shape.distinct is not None
-    current = views.context({})
-    touched = evaluate(current, shape.distinct, {id(shape.chain_top): union(terms)})
-    old_terms = _vertex_terms(views, shape, views.old) if views.written_vertices else []
-    if old_terms:
-        touched = touched.unionByName(
-            evaluate(
-                views.context({}, views.old),
-                shape.distinct,
-                {id(shape.chain_top): union(old_terms)},
-            )
-        )
-    touched = touched.localCheckpoint(eager=True)
-    labels = dict(shape.vertex_reads())
-
-    column = {field: i for i, field in shape.keys}
-
-    def named(version: int, upto: LogicalNode) -> Any:
-        """``upto`` on ``version``, for paths at the vertices the touched rows name.
-
-        A hop between two vertices the DISTINCT keeps reads only the edges
-        between a pair of vertices some touched row names: restricting each
-        vertex alone lets a hop expand every vertex most touched rows share
-        (on a dense graph, nearly the whole match).  A path off those pairs
-        makes a row no touched row equals; such rows are the same in both
-        versions (no written element is on their paths) and cancel."""
-        vertices = {
-            field: restricted(
-                views, version, labels[field], touched.select(F().col(f"c{i}.`~id`").alias("id"))
-            )
-            for i, field in shape.keys
-        }
-        edges = {}
-        for h, hop in enumerate(shape.hops):
-            target = target_field(hop)
-            if hop.source in column and target in column:
-                pairs = touched.select(
-                    F().col(f"c{column[hop.source]}.`~id`").alias("__from"),
-                    F().col(f"c{column[target]}.`~id`").alias("__to"),
-                )
-                edges[h] = restricted_edges(views, version, hop, pairs)
-        paths = chain(views, shape, version, vertices, edges)
-        return evaluate(views.context({}, version), upto, {id(shape.chain_top): paths})
-
-    if not views.written_vertices:
-        new_rows = touched.exceptAll(named(views.old, shape.distinct))
-        return evaluate(current, shape.top, {id(shape.distinct): new_rows})
-    return named(views.new, shape.top).exceptAll(named(views.old, shape.top))
+def _edge_labels(views: Views, shape: MatchShape) -> tuple[str, ...]:
+    """The edge labels some hop of the pattern reads."""
+    labels: list[str] = []
+    for hop in shape.hops:
+        for label in hop.edge_labels or [e.label for e in views.graph.edges]:
+            if label not in labels:
+                labels.append(label)
+    return tuple(labels)
 
 
 # ---------------------------------------------- GeaFlow's incremental traversal
