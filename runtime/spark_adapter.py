@@ -621,6 +621,19 @@ def estimated_bytes(df: Any) -> int | None:
         return None
 
 
+def has_unestimated_leaf(df: Any, unknown: int) -> bool:
+    """Does a leaf of the frame's optimized plan estimate ``unknown`` bytes or
+    more (Spark's ``defaultSizeInBytes`` for rows it knows nothing about)?"""
+    try:
+        leaves = df._jdf.queryExecution().optimizedPlan().collectLeaves().iterator()  # noqa: SLF001
+        while leaves.hasNext():
+            if int(str(leaves.next().stats().sizeInBytes())) >= unknown:
+                return True
+    except Exception:  # noqa: BLE001 - an optimisation only
+        return False
+    return False
+
+
 def fits_broadcast(df: Any) -> bool:
     """Would Spark broadcast this frame as a join side on its own estimate?
 

@@ -294,3 +294,31 @@ def test_parts_written_from_the_driver_with_one_arrow_schema_are_known_after_one
     schemas.wrote(str(odd), rows.schema)  # another Arrow schema: read once to learn
     mixed = schemas.read(spark, [folders[0], str(odd)])
     assert sorted(r[0] for df, _ in mixed for r in df.collect()) == [0, 7]
+
+
+def test_rows_parsed_from_driver_lines_are_held_and_a_known_large_estimate_is_not_fetched(
+    spark, tmp_path
+):
+    # A stream's window (Kafka, socket) is lines made into rows on the
+    # driver, then parsed and filtered: Spark knows nothing of their size
+    # (Long.MaxValue, scaled down by the projections), so a bounded fetch
+    # finds them small and the store holds them (an incremental MATCH over
+    # them runs on the driver).  A file whose estimate is known to be over
+    # the limit is left to Spark, with no job to fetch it.
+    from runtime.stores.arrow_parts import collect_small
+
+    lines = spark.createDataFrame(
+        [("topic", k, f"{k},{k + 1}") for k in range(50)], "file string, line_no int, line string"
+    )
+    parsed = lines.selectExpr(
+        "CAST(split(line, ',')[0] AS bigint) AS s", "CAST(split(line, ',')[1] AS bigint) AS t"
+    )
+    rows = collect_small(parsed.where("s % 2 = 0"), 1 << 20)
+    assert rows is not None and sorted(rows.column("s").to_pylist()) == list(range(0, 50, 2))
+    big = tmp_path / "big.csv"
+    big.write_text("".join(f"{i},{i}\n" for i in range(2000)), encoding="utf-8")
+    frame = spark.read.csv(str(big), schema="s bigint, t bigint")
+    before = newest_job(spark)
+    assert collect_small(frame, 1000) is None
+    assert newest_job(spark) == before
+    assert collect_small(frame, 1 << 20) is not None

@@ -47,7 +47,7 @@ def collect_small(df: Any, limit: int) -> Any | None:
     checkpoint: data already computed, cheap to read twice) a bounded number
     of rows is fetched to find out."""
     from runtime.held import rows_of
-    from runtime.spark_adapter import estimated_bytes
+    from runtime.spark_adapter import estimated_bytes, has_unestimated_leaf
 
     if limit <= 0:
         return None
@@ -55,9 +55,15 @@ def collect_small(df: Any, limit: int) -> Any | None:
     if held is not None:  # made from rows on the driver: no job to fetch them
         return held if held.nbytes <= limit else None
     size = estimated_bytes(df)
-    if size is None or limit < size < _UNKNOWN_SIZE:
+    if size is None:
         return None
-    if size <= limit:
+    # A leaf Spark knows nothing about leaves the estimate unknown, though
+    # projections and filters above it scale Long.MaxValue down by their
+    # rows' widths (a stream's parsed lines: to about half of it).
+    known = size < _UNKNOWN_SIZE and not has_unestimated_leaf(df, _UNKNOWN_SIZE)
+    if known and size > limit:
+        return None
+    if known:
         rows = df.toArrow()
     else:
         cap = max(1, limit // BYTES_PER_ROW_GUESS)
