@@ -11,9 +11,12 @@ in window 0 along with the first 1% of E, then 1% of E per window, so the
 last window holds all E edges.  Each window the job runs
 
 * a 2-hop MATCH, ``(a)-[]->(b)-[]->(c)``, emitting the paths new in this
-  window: incrementally (``runtime/streaming/incremental_match.py``: only
-  paths through the window's edges, checked against the previous version)
-  and as the full re-match of both versions with ``exceptAll``;
+  window: incrementally (on the driver, ``runtime/streaming/local_match.py``:
+  only paths through the window's edges, checked against the previous
+  version; on Spark with ``--engine distributed``,
+  ``runtime/streaming/incremental_match.py``: both versions cut to the
+  neighbourhood of the window's writes) and as the full re-match of both
+  versions with ``exceptAll``;
 * weakly connected components: ``CALL inc_wcc()`` (state kept between
   windows, the window's edges merged in) and ``CALL wcc()`` recomputed on the
   whole graph (emitting the changed rows);

@@ -1,7 +1,7 @@
 """The one evaluator: a prepared plan, or any sub-plan of it, into DataFrames.
 
 Every path that runs a plan goes through ``evaluate``: a batch statement's
-cycle, each window of a windowed job, incremental MATCH's terms, an
+cycle, each window of a windowed job, incremental MATCH's cut versions, an
 incremental algorithm's delta.  What the plan reads is the ``Env``'s
 ``Reads``, given by the caller; the iterations of the plan run as child
 cycles of the scheduler that runs the statement, under the ids of their

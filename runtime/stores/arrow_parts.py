@@ -44,8 +44,10 @@ def collect_small(df: Any, limit: int) -> Any | None:
 
     With an estimate of at most ``limit`` the rows are fetched; with one
     above it they are not.  Without an estimate (rows made on the driver, a
-    checkpoint: data already computed, cheap to read twice) a bounded number
-    of rows is fetched to find out."""
+    checkpoint, a source that reports none) a bounded number of rows is
+    fetched to find out: cheap over data already computed, while over a
+    shuffle it computes the shuffle's input, which the write computes again
+    when the rows turn out too many."""
     from runtime.held import rows_of
     from runtime.spark_adapter import estimated_bytes, has_unestimated_leaf
 

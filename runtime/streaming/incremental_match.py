@@ -8,10 +8,11 @@ matched only near what was written since the previous version.
 **New rows (the default).**  Start from the *seeds*: the written vertices of a
 label the pattern reads (new ones, or ones written again with new properties,
 which can change a filter or a returned property) and both ends of the written
-edges of a hop's labels.  Without a DISTINCT a row is a path, and a path one
-version has and the other lacks goes through a written element, so lies
-within ``hops`` of a seed; every other path is in both versions and cancels in
-the difference.  Under a DISTINCT (MATCH deduplicates its paths: a parallel
+edges of a hop's labels.  Without a DISTINCT a row is a projection of a path,
+and a path one version has and the other lacks goes through a written element,
+so lies within ``hops`` of a seed; every other path is in both versions and
+cancels in the difference.  (No store deletes or replaces an edge, so the
+previous version's edges are among the current ones, which the search walks.)  Under a DISTINCT (MATCH deduplicates its paths: a parallel
 edge, an anonymous vertex) a row can also come from an older path that shares
 a vertex with the changed one, so lies within ``2 * hops`` of a seed.  The
 vertices within that radius, either way along the current edges of the
@@ -68,10 +69,9 @@ from .match_shape import MatchShape, match_shape
 from .match_views import (
     F,
     Views,
-    chain,
     neighbourhood,
     oriented,
-    restricted,
+    rooted_paths,
     step_back,
     union,
     walk_back,
@@ -198,8 +198,6 @@ def _geaflow_rows(views: Views, shape: MatchShape) -> Any:
         ]
         if written:
             ids = union([views.written_ids(lab) for lab in written])
-            reached.append(walk_back(views, shape, field, ids)[0])
-    roots = union(reached)
-    vertices = {0: restricted(views, views.new, shape.root.labels, roots)}
-    paths = chain(views, shape, views.new, vertices, {})
+            reached.append(walk_back(views, shape, field, ids))
+    paths = rooted_paths(views, shape, views.new, union(reached))
     return evaluate(views.context({}), shape.top, {id(shape.chain_top): paths})

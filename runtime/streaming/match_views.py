@@ -1,5 +1,6 @@
 """The two versions of a graph an incremental MATCH window compares, what
-was written between them, and the frames and walks its terms are built from."""
+was written between them, the neighbourhood of those writes both versions
+are cut to, and the walks and paths GeaFlow's incremental traversal takes."""
 
 from __future__ import annotations
 
@@ -13,7 +14,7 @@ from runtime.env import Env
 from runtime.evaluator import evaluate
 from runtime.spark_adapter import known_empty
 
-from .match_shape import MatchShape, target_field
+from .match_shape import MatchShape
 
 # Per graph store: label -> version -> vertices (see Views._kept_vertices).
 KEPT_VERTICES: weakref.WeakKeyDictionary[Any, dict[str, dict[int, Any]]] = (
@@ -65,7 +66,7 @@ class Views:
         """A version's vertices, checkpointed the first time a job reads them.
 
         A store keeps one row per id by ranking every write of a label (a
-        shuffle), and each term reads the vertices again; the current
+        shuffle), and a window reads the vertices more than once; the current
         version's vertices are the previous ones of the next window, so the
         last two versions of each label are kept, beside the store."""
         versions = KEPT_VERTICES.setdefault(self.store, {}).setdefault(label, {})
@@ -154,15 +155,16 @@ def step_back(ids: Any, pairs: Any) -> Any:
     """The ``src`` of the pairs arriving at ``ids``."""
     f = F()
     to = f.broadcast(ids.select(f.col("id").alias("__to")))
-    # No distinct: the ids only ever feed semi-joins, where repeats are harmless
-    # and a shuffle to remove them is not.
+    # No distinct: a shuffle to remove repeats costs more than the repeats
+    # (semi-joins take them; the neighbourhood search drops them on the driver).
     return pairs.join(to, f.col("dst") == f.col("__to"), "left_semi").select(
         f.col("src").alias("id")
     )
 
 
 # Past this many ids a neighbourhood is compared with the graph's vertex count
-# (one Spark job); below it, matching the cut graph is cheap whatever the graph.
+# (a count of each vertex label); below it, matching the cut graph is cheap
+# whatever the graph.
 COUNTED_NEIGHBOURHOOD = 1000
 
 
@@ -172,8 +174,9 @@ def neighbourhood(views: Views, labels: tuple[str, ...], seeds: Any, radius: int
     them on the driver; None when they are most of the graph: over
     ``geaflow.dsl.query.local.max.bytes``, or over a quarter of its vertices.
 
-    One Spark job a hop: the frontier's neighbours are fetched, and those not
-    seen before are the next frontier.  (A graph cut to a quarter of its
+    One Spark job a hop: the frontier's neighbours are fetched (at most the
+    byte limit's worth of ids, repeats included), and those not seen before
+    are the next frontier.  (A graph cut to a quarter of its
     vertices or more is matched no faster than the whole: the semi-joins that
     cut it cost about what they save.  On bench/streams.py's dense random
     graph, 10^5 edges, the cut to every vertex took 15 s a window against the
@@ -195,7 +198,10 @@ def neighbourhood(views: Views, labels: tuple[str, ...], seeds: Any, radius: int
             )
         return len(ids) * 4 > total[0]
 
-    seen = _driver_ids(seeds)
+    cap = max(1, limit // 8)  # ids fetched at most, 8 bytes each
+    seen = _driver_ids(seeds, cap)
+    if seen is None:
+        return None
     frontier = seen
     pairs = oriented(views.current_pairs(labels), "BOTH")
     for _ in range(radius):
@@ -203,7 +209,9 @@ def neighbourhood(views: Views, labels: tuple[str, ...], seeds: Any, radius: int
             return None
         if not len(frontier):
             break
-        reached = _driver_ids(step_back(views.id_frame(frontier), pairs))
+        reached = _driver_ids(step_back(views.id_frame(frontier), pairs), cap)
+        if reached is None:
+            return None
         frontier = reached.filter(pc.invert(pc.is_in(reached, value_set=seen)))
         seen = pa.concat_arrays([seen, frontier])
     if most_of_the_graph(seen):
@@ -211,27 +219,28 @@ def neighbourhood(views: Views, labels: tuple[str, ...], seeds: Any, radius: int
     return views.id_frame(seen)
 
 
-def _driver_ids(ids: Any) -> Any:
-    """A frame's distinct, non-null ``id`` values, fetched as an Arrow array."""
+def _driver_ids(ids: Any, cap: int) -> Any | None:
+    """A frame's distinct, non-null ``id`` values, fetched as an Arrow array;
+    None when it has more than ``cap`` rows (repeats counted)."""
     import pyarrow.compute as pc
 
-    column = ids.select("id").toArrow().column(0).combine_chunks()
-    return pc.unique(column.drop_null())
+    table = ids.select("id").limit(cap + 1).toArrow()
+    if table.num_rows > cap:
+        return None
+    return pc.unique(table.column(0).combine_chunks().drop_null())
 
 
-def walk_back(views: Views, shape: MatchShape, field: int, ids: Any) -> dict[int, Any]:
-    """Ids a path through vertex ``ids`` at ``field`` can have at each field
-    from there back to the first vertex (over current edges, filters not
-    applied, so possibly more than needed, never fewer)."""
-    out = {field: ids}
+def walk_back(views: Views, shape: MatchShape, field: int, ids: Any) -> Any:
+    """The first vertices of the paths through vertex ``ids`` at ``field``
+    (walked back over current edges, filters not applied, so possibly more
+    than needed, never fewer)."""
     while field != 0:
         hop = shape.producer(field)
         assert hop is not None, field
         pairs = oriented(views.current_pairs(hop.edge_labels), hop.direction)
         ids = step_back(ids, pairs)
         field = hop.source
-        out[field] = ids
-    return out
+    return ids
 
 
 def restricted(
@@ -250,27 +259,15 @@ def restricted(
     return out
 
 
-def chain(
-    views: Views,
-    shape: MatchShape,
-    version: int,
-    vertices: dict[int, dict[tuple[str, bool], Any]],
-    edges: dict[int, dict[tuple[str, bool], Any]],
-) -> Any:
-    """The pattern's paths on ``version``, where the vertex read at field f
-    uses the frames ``vertices[f]`` and hop i the edge frames ``edges[i]``."""
-    df = evaluate(views.context(vertices.get(0, {}), version), shape.root)
-    hop_index = {id(h): i for i, h in enumerate(shape.hops)}
+def rooted_paths(views: Views, shape: MatchShape, version: int, roots: Any) -> Any:
+    """The pattern's paths on ``version`` from the first vertices ``roots``
+    (a frame of ``id``) keeps."""
+    vertices = restricted(views, version, shape.root.labels, roots)
+    df = evaluate(views.context(vertices, version), shape.root)
     for node in shape.chain[1:]:
-        chosen = {}
         if isinstance(node, EdgeMatch):
-            chosen.update(edges.get(hop_index[id(node)], {}))
-            field = target_field(node)
-            if field is not None:
-                chosen.update(vertices.get(field, {}))
-        if isinstance(node, EdgeMatch):
-            # Paths from a few written elements are few: send them to the
-            # edges rather than shuffle every edge to meet them.
+            # Paths from a few roots are few: send them to the edges rather
+            # than shuffle every edge to meet them.
             df = F().broadcast(df)
-        df = evaluate(views.context(chosen, version), node, {id(node.inputs[0]): df})
+        df = evaluate(views.context({}, version), node, {id(node.inputs[0]): df})
     return df
