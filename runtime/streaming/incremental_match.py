@@ -67,7 +67,6 @@ from runtime.reads import graph_key
 
 from .match_shape import MatchShape, match_shape
 from .match_views import (
-    F,
     Views,
     neighbourhood,
     oriented,
@@ -121,18 +120,13 @@ def _seeds(views: Views, shape: MatchShape) -> list[Any]:
     """The ids of the written elements the pattern can read: written vertices
     of a label some position reads, both ends of written edges of a hop's
     labels."""
-    f = F()
     read_vertices: set[str] = set()
     for _, labels in shape.vertex_reads():
         read_vertices.update(labels or [v.label for v in views.graph.vertices])
     seeds = [views.written_ids(lab) for lab in views.written_vertices if lab in read_vertices]
     for label in _edge_labels(views, shape):
         if label in views.written_edges:
-            pairs = views.pairs(views.graph.edge(label), views.written_edges[label])
-            seeds += [
-                pairs.select(f.col("src").alias("id")),
-                pairs.select(f.col("dst").alias("id")),
-            ]
+            seeds += views.written_ends(label)
     return seeds
 
 
@@ -179,11 +173,9 @@ def _has_start_ids(root: VertexMatch) -> bool:
 def _geaflow_rows(views: Views, shape: MatchShape) -> Any:
     """Every path on the current graph rooted at the vertices GeaFlow's evolve
     phase reaches (plus the roots of paths through written vertices)."""
-    f = F()
     touched = [views.written_ids(lab) for lab in views.written_vertices]
-    for label, rows in views.written_edges.items():
-        pairs = views.pairs(views.graph.edge(label), rows)
-        touched += [pairs.select(f.col("src").alias("id")), pairs.select(f.col("dst").alias("id"))]
+    for label in views.written_edges:
+        touched += views.written_ends(label)
     frontier = union(touched).distinct()
     reached = [frontier]
     linear = shape.is_linear()

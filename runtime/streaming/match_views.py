@@ -82,6 +82,12 @@ class Views:
             F().col(f"`{info.id_field}`").cast(self.id_type).alias("id")
         )
 
+    def written_ends(self, label: str) -> list[Any]:
+        """The ids of both ends of an edge label's written rows (two frames of ``id``)."""
+        f = F()
+        pairs = self.pairs(self.graph.edge(label), self.written_edges[label])
+        return [pairs.select(f.col("src").alias("id")), pairs.select(f.col("dst").alias("id"))]
+
     def id_frame(self, ids: Any) -> Any:
         """A frame of one ``id`` column (the graph's id type) of Arrow ``ids``."""
         import pyarrow as pa
@@ -103,15 +109,12 @@ class Views:
     def near(self, version: int, ids: Any) -> dict[tuple[str, bool], Any]:
         """Every label's rows at ``version`` on the vertices ``ids`` (a frame
         of ``id``) holds: those vertices, and the edges with both ends there."""
-        f = F()
-        keep = f.broadcast(ids.select(f.col("id").alias("__keep")))
+        keep = kept_ids(ids)
         out = restricted(self, version, (), ids)
         for info in self.graph.edges:
             df = self.frame(version, info.label, False)
             for end in (info.src_field, info.dst_field):
-                df = df.join(
-                    keep, df[f"`{end}`"].cast(self.id_type) == f.col("__keep"), "left_semi"
-                )
+                df = keeping(self, df, end, keep)
             out[(info.label, False)] = df
         return out
 
@@ -185,28 +188,27 @@ def neighbourhood(views: Views, labels: tuple[str, ...], seeds: Any, radius: int
     import pyarrow.compute as pc
 
     limit = views.env.ctx.config.get_int(LOCAL_QUERY_MAX_BYTES)
-    total: list[int] = []
+    vertices: int | None = None  # counted once, when first needed
 
     def most_of_the_graph(ids: Any) -> bool:
+        nonlocal vertices
         if ids.nbytes > limit:
             return True
         if len(ids) <= COUNTED_NEIGHBOURHOOD:
             return False
-        if not total:
-            total.append(
-                sum(views.frame(views.new, v.label, True).count() for v in views.graph.vertices)
+        if vertices is None:
+            vertices = sum(
+                views.frame(views.new, v.label, True).count() for v in views.graph.vertices
             )
-        return len(ids) * 4 > total[0]
+        return len(ids) * 4 > vertices
 
     cap = max(1, limit // 8)  # ids fetched at most, 8 bytes each
     seen = _driver_ids(seeds, cap)
-    if seen is None:
+    if seen is None or most_of_the_graph(seen):
         return None
     frontier = seen
     pairs = oriented(views.current_pairs(labels), "BOTH")
     for _ in range(radius):
-        if most_of_the_graph(seen):
-            return None
         if not len(frontier):
             break
         reached = _driver_ids(step_back(views.id_frame(frontier), pairs), cap)
@@ -214,8 +216,8 @@ def neighbourhood(views: Views, labels: tuple[str, ...], seeds: Any, radius: int
             return None
         frontier = reached.filter(pc.invert(pc.is_in(reached, value_set=seen)))
         seen = pa.concat_arrays([seen, frontier])
-    if most_of_the_graph(seen):
-        return None
+        if most_of_the_graph(seen):
+            return None
     return views.id_frame(seen)
 
 
@@ -247,16 +249,27 @@ def restricted(
     views: Views, version: int, labels: tuple[str, ...], ids: Any
 ) -> dict[tuple[str, bool], Any]:
     """Vertex frames of some labels (all if empty) keeping the given ids."""
+    keep = kept_ids(ids)
+    return {
+        (info.label, True): keeping(
+            views, views.frame(version, info.label, True), info.id_field, keep
+        )
+        for info in (
+            [views.graph.vertex(lab) for lab in labels] if labels else list(views.graph.vertices)
+        )
+    }
+
+
+def kept_ids(ids: Any) -> Any:
+    """A frame of ``id`` as the broadcast side ``keeping`` semi-joins against."""
     f = F()
-    keep = f.broadcast(ids.select(f.col("id").alias("__keep")))
-    out = {}
-    for info in (
-        [views.graph.vertex(lab) for lab in labels] if labels else list(views.graph.vertices)
-    ):
-        df = views.frame(version, info.label, True)
-        cond = df[f"`{info.id_field}`"].cast(views.id_type) == f.col("__keep")
-        out[(info.label, True)] = df.join(keep, cond, "left_semi")
-    return out
+    return f.broadcast(ids.select(f.col("id").alias("__keep")))
+
+
+def keeping(views: Views, df: Any, column: str, keep: Any) -> Any:
+    """The rows of ``df`` whose ``column``, in the graph's id type, ``keep`` holds."""
+    cond = df[f"`{column}`"].cast(views.id_type) == F().col("__keep")
+    return df.join(keep, cond, "left_semi")
 
 
 def rooted_paths(views: Views, shape: MatchShape, version: int, roots: Any) -> Any:
