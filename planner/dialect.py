@@ -33,11 +33,40 @@ def _template_sql(gen: Any, e: SparkTemplate) -> str:
     return e.template.format(*args)
 
 
+class FloatArithmetic(exp.Expression, exp.Func):
+    """``this / expression`` (``op`` = "/") or ``this % expression`` (``op`` =
+    "%") of floating point numbers as Java computes them.
+
+    By a zero, Java's ``x / 0`` is Infinity with the sign of ``x`` times that
+    of the zero (NaN for a NaN or zero ``x``) and ``x % 0`` is NaN, where
+    Spark's arithmetic (ANSI mode off) gives NULL; otherwise both agree.
+    """
+
+    arg_types = {"this": True, "expression": True, "op": True}
+
+
+def _float_arithmetic_sql(gen: Any, e: FloatArithmetic) -> str:
+    left, right = f"({gen.sql(e.this)})", f"({gen.sql(e.expression)})"
+    dividend = f"CAST({left} AS DOUBLE)"
+    if e.args["op"] == "/":
+        # (a zero's text tells -0.0 from 0.0: Spark's functions that could,
+        # such as atan2, make -0.0 into 0.0 first)
+        infinity = (
+            f"IF(CAST({right} AS STRING) LIKE '-%', "
+            "CAST('-Infinity' AS DOUBLE), CAST('Infinity' AS DOUBLE))"
+        )
+        at_zero = f"{dividend} * {infinity}"
+    else:
+        at_zero = f"{dividend} * CAST('NaN' AS DOUBLE)"
+    return f"CASE WHEN {right} = 0 THEN {at_zero} ELSE {left} {e.args['op']} {right} END"
+
+
 class GeaflowSpark(Spark):
     class Generator(Spark.Generator):  # type: ignore[misc,valid-type]
         TRANSFORMS = {
             **Spark.Generator.TRANSFORMS,
             SparkTemplate: _template_sql,
+            FloatArithmetic: _float_arithmetic_sql,
         }
 
 

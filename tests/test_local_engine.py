@@ -10,6 +10,7 @@ Parquet and as text files.
 
 from __future__ import annotations
 
+import math
 import random
 import threading
 import time
@@ -1008,3 +1009,83 @@ def test_windowed_statements_over_a_small_file_run_on_the_driver(
     # The local engine takes held rows without asking the source for a
     # window's frame (a stream source's frame may read it).
     assert frames_asked == []
+
+
+def _java_quotient(x: float | None, y: float | None) -> float | None:
+    """Java's ``x / y`` of doubles (IEEE 754): by a zero, Infinity signed by
+    both operands, NaN for 0 / 0."""
+    if x is None or y is None:
+        return None
+    if y == 0:
+        if x == 0 or math.isnan(x):
+            return math.nan
+        return math.copysign(math.inf, x) * math.copysign(1.0, y)
+    return x / y
+
+
+def _java_remainder(x: float | None, y: float | None) -> float | None:
+    """Java's ``x % y`` of doubles: the dividend's sign (C's fmod); NaN by a
+    zero or of an infinite dividend."""
+    if x is None or y is None:
+        return None
+    if y == 0 or math.isinf(x) or math.isnan(x) or math.isnan(y):
+        return math.nan
+    return math.fmod(x, y)
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_float_quotients_and_remainders_are_javas_on_both_engines(session, seed):
+    # GeaFlow divides doubles as Java does: by a zero (of either sign) a
+    # quotient is +-Infinity or NaN and a remainder NaN, where Spark's own
+    # arithmetic gives NULL; an integer divisor of 0 counts as +0.0.
+    rng = random.Random(900 + seed)
+    pool = [0.0, -0.0, 1.5, -2.0, 3.0, None, 7.25, -0.5]
+    n = rng.randint(3, 12)
+    a = [rng.choice(pool) for _ in range(n)]
+    b = [rng.choice(pool) for _ in range(n)]
+    i = [rng.choice([0, 2, -3, None]) for _ in range(n)]
+    tag = f"f{seed}"
+    path = session.folder / f"floats_{tag}.parquet"
+    pq.write_table(
+        pa.table(
+            {
+                "id": pa.array(range(n), pa.int64()),
+                "a": pa.array(a, pa.float64()),
+                "b": pa.array(b, pa.float64()),
+                "i": pa.array(i, pa.int32()),
+            }
+        ),
+        path,
+    )
+    session.execute(
+        f"CREATE TABLE floats_{tag} (id bigint, a double, b double, i int) "
+        f"WITH (type='file', format='parquet', geaflow.dsl.file.path='{path}')"
+    )
+    query = (
+        f"SELECT id, a / b, a % b, a / i, i / b, a % i, a / 0, a / -0.0, a * 1.5e0 / b "
+        f"FROM floats_{tag}"
+    )
+    local, where = _rows(session, query, "local")
+    assert where == "local", where
+    spark_rows, _ = _rows(session, query, "distributed")
+    session.execute("SET geaflow.dsl.query.engine = auto")
+    key = repr  # (NaN is not equal to itself; its text is)
+    assert sorted(map(key, local)) == sorted(map(key, spark_rows))
+    expected = []
+    for k in range(n):
+        x, y, z = a[k], b[k], i[k]
+        zf = None if z is None else float(z)
+        expected.append(
+            (
+                k,
+                _java_quotient(x, y),
+                _java_remainder(x, y),
+                _java_quotient(x, zf),
+                _java_quotient(zf, y),
+                _java_remainder(x, zf),
+                _java_quotient(x, 0.0),
+                _java_quotient(x, -0.0),
+                _java_quotient(None if x is None else x * 1.5, y),
+            )
+        )
+    assert sorted(map(key, local)) == sorted(map(key, expected))

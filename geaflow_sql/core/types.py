@@ -22,8 +22,21 @@ EDGE_DIRECTION_FIELD = "~direction"
 EDGE_TS_FIELD = "~ts"
 
 
+class _Immutable:
+    """Types never change once made: a copy, deep or not, is the type itself
+    (bound expressions carry their type, and are copied often)."""
+
+    __slots__ = ()
+
+    def __copy__(self) -> Any:
+        return self
+
+    def __deepcopy__(self, memo: Any) -> Any:
+        return self
+
+
 @dataclass(frozen=True, slots=True)
-class SqlType:
+class SqlType(_Immutable):
     """A scalar type.  ``name`` is the canonical upper-case GeaFlow name."""
 
     name: str
@@ -58,13 +71,13 @@ class SqlType:
 
 
 @dataclass(frozen=True, slots=True)
-class StructField:
+class StructField(_Immutable):
     name: str
     type: Any  # SqlType | StructType | ...
 
 
 @dataclass(frozen=True, slots=True)
-class StructType:
+class StructType(_Immutable):
     """A row of named fields; vertices and edges are structs with a kind."""
 
     fields: tuple[StructField, ...]
@@ -140,7 +153,7 @@ class StructType:
         return f"{self.kind}<{inner}>"
 
 
-class _Collection:
+class _Collection(_Immutable):
     """What an array or a map is not (the scalar predicates ``SqlType`` answers)."""
 
     __slots__ = ()

@@ -28,7 +28,7 @@ from geaflow_sql.core.errors import (
     ValidationError,
 )
 from grammar import syntax as s
-from planner.dialect import template
+from planner.dialect import FloatArithmetic, template
 from planner.expressions import (
     ARITHMETIC,
     COMPARISONS,
@@ -317,19 +317,10 @@ class ExprBinder:
             return cast_to(
                 typed(exp.IntDiv(this=paren(left), expression=paren(right)), T.BIGINT), result
             )
-        node: Any = ARITHMETIC[op](this=paren(left), expression=paren(right))
         if op in ("/", "%") and result.name in ("DOUBLE", "FLOAT"):
-            # Java's floating point: x / 0 is +-Infinity (NaN for 0 / 0) and
-            # x % 0 is NaN, where Spark's non-ANSI arithmetic gives NULL.
-            at_zero = (
-                "{0} * CAST('Infinity' AS DOUBLE)" if op == "/" else "{0} * CAST('NaN' AS DOUBLE)"
-            )
-            node = template(
-                f"CASE WHEN {{1}} = 0 THEN {at_zero} ELSE {{2}} END",
-                cast_to(left, T.DOUBLE),
-                right,
-                typed(node, result),
-            )
+            # Java's floating point, not Spark's NULL, by a zero.
+            return typed(FloatArithmetic(this=left, expression=right, op=op), result)
+        node: Any = ARITHMETIC[op](this=paren(left), expression=paren(right))
         return typed(node, result)
 
     def compare(

@@ -49,6 +49,7 @@ from sqlglot import exp
 
 from geaflow_sql.core import types as T
 from geaflow_sql.core.config import EXACT_DOUBLE_SUM
+from planner.dialect import FloatArithmetic
 from planner.expressions import ref_index, type_of
 from planner.graph_nodes import EdgeMatch, GraphAlgorithm, GraphLabelScan, VertexMatch
 from planner.logical import (
@@ -1024,6 +1025,14 @@ class Translator:
             # Of integers Spark's remainder by zero is NULL (ANSI mode off);
             # otherwise both take the dividend's sign, as Java's % does.
             return f"(CASE WHEN {b} = 0 THEN NULL ELSE {a} % {b} END)", "integer"
+        if isinstance(e, FloatArithmetic):
+            # DuckDB's doubles divide by a zero as Java's do (+-Infinity, NaN).
+            if type_of(e).name != "DOUBLE":
+                raise NotLocal("a FLOAT quotient or remainder")
+            a, fa = self._expr(e.this, slots)
+            b, fb = self._expr(e.expression, slots)
+            _numeric(fa, fb)
+            return f"(CAST({a} AS DOUBLE) {e.args['op']} CAST({b} AS DOUBLE))", "float"
         if isinstance(e, tuple(_ARITHMETIC)):
             a, fa = self._expr(e.this, slots)
             b, fb = self._expr(e.expression, slots)
@@ -1088,12 +1097,15 @@ class Translator:
                     raise NotLocal("a decimal literal")
                 number = text[: -len(suffix)]
                 _check_number(number)
+                if t in FLOATS:
+                    # (from text: a number literal -0.0 is a DECIMAL, whose zero has no sign)
+                    return f"CAST('{number}' AS {t})", "float"
                 return f"CAST({number} AS {t})", family(T.SqlType(t))
         _check_number(text)
         if any(ch in text for ch in ".eE"):
             t = type_of(e)
             if isinstance(t, T.SqlType) and t.name in FLOATS:
-                return f"CAST({text} AS {t.name})", "float"
+                return f"CAST('{text}' AS {t.name})", "float"
             raise NotLocal("a decimal literal")
         value = int(text)
         if -(2**31) <= value < 2**31:

@@ -265,7 +265,8 @@ def _loop(env: Env, node: EdgeMatch, path: Any, edges: Any, names: list[str]) ->
     vtype = T.to_spark_type(node.vertex_type)
     at = F.col(f"c{node.source}.`~id`")
     starts = path.select(at.alias("__from")).where(F.col("__from").isNotNull()).distinct()
-    starts = starts.localCheckpoint(eager=True)
+    # (kept when the final union first computes it: no job of its own)
+    starts = starts.localCheckpoint(eager=False)
     # A kept run: its edges so far, the vertices between them, and (in the
     # frontier) the vertex it stands at, to add once it moves on.
     run = ["__redges", "__rverts"] if node.keep_run else []
