@@ -18,7 +18,8 @@ from __future__ import annotations
 import threading
 from typing import Any
 
-from lark import Token, Tree, v_args
+from lark import GrammarError, Token, Tree, v_args
+from lark.exceptions import VisitError
 from lark.visitors import Transformer_NonRecursive
 
 from .build_expressions import ExpressionRules
@@ -43,10 +44,26 @@ class TreeBuilder(Transformer_NonRecursive, ExpressionRules, QueryRules, GqlRule
         # Where each ``?`` starts in the text -> its number, counted as the
         # lexer meets them (in text order; nodes are folded in another order).
         self.parameter_numbers: dict[int, int] = {}
+        # Rule name -> (its method, its ``v_args`` wrapper): Lark looks both
+        # up per node, making a new wrapper (``functools.update_wrapper``)
+        # each time, a tenth of a parse.
+        self._rules: dict[str, tuple[Any, Any]] = {}
 
     def fold(self, node: Tree) -> Any:
         """The syntax of one parse tree node whose children are syntax already."""
-        return self._call_userfunc(node, node.children)
+        rule = self._rules.get(node.data)
+        if rule is None:
+            method: Any = getattr(self, node.data, None)
+            wrapper = getattr(method, "visit_wrapper", None)
+            if wrapper is None:  # (no method, or one without v_args: Lark's own way)
+                return self._call_userfunc(node, node.children)
+            rule = self._rules[node.data] = (method.base_func, wrapper)
+        try:
+            return rule[1](rule[0], node.data, node.children, node.meta)
+        except GrammarError:
+            raise
+        except Exception as err:  # as Lark's _call_userfunc reports a rule's error
+            raise VisitError(node.data, node, err) from err
 
 
 class FoldingTree(Tree):
