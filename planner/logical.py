@@ -375,6 +375,18 @@ class Join(LogicalNode):
             return self.left.schema
         return self.left.schema + self.right.schema
 
+    def grows_with(self, side: str) -> bool:
+        """When only the ``side`` input (``"left"`` or ``"right"``) gains rows,
+        are the rows the join gains exactly those rows joined with the other
+        input?  So for inner and cross joins, and for an outer join on the
+        side it keeps whole, and a semi or anti join on its left."""
+        kept = (
+            ("INNER", "CROSS", "LEFT", "SEMI", "ANTI")
+            if side == "left"
+            else ("INNER", "CROSS", "RIGHT")
+        )
+        return self.join_type in kept
+
     def explain_attrs(self) -> str:
         cond = ""
         if self.condition is not None:

@@ -344,7 +344,9 @@ def test_which_operators_keep_their_state(session):
 
 
 # GROUP BYs of a stream the local engine runs on the driver, window by
-# window: the groups a window touched, over every row so far (emissions.py).
+# window: the groups a window touched, over every row so far; DISTINCTs and
+# UNIONs: the rows no earlier window had; joins of two streams: the joined
+# rows new in the window (emissions.py).
 WINDOW_GROUPS = {
     "ints": (
         "k bigint, s bigint, n bigint, lo int, hi int",
@@ -372,13 +374,34 @@ WINDOW_GROUPS = {
         "n bigint, m bigint",
         "SELECT n, count(*) FROM (SELECT k, count(*) AS n FROM src GROUP BY k) GROUP BY n",
     ),
+    "distinct_pairs": ("k bigint, v int", "SELECT DISTINCT k, v FROM src WHERE v <> 3"),
+    "distinct_expr": ("k bigint", "SELECT DISTINCT k + v FROM src"),
+    "keys_only": ("k bigint", "SELECT k FROM src GROUP BY k"),
+    "union_keys": ("k bigint", "SELECT k FROM src UNION SELECT k FROM src2"),
+    "union_of_distinct": (
+        "k bigint",
+        "SELECT k FROM (SELECT DISTINCT k, v FROM src) UNION SELECT w FROM src2",
+    ),
+    "count_distinct": ("n bigint", "SELECT count(*) FROM (SELECT DISTINCT k FROM src)"),
+    "stream_join": (
+        "k bigint, v int, w int",
+        "SELECT s.k, s.v, t.w FROM src s JOIN src2 t ON s.k = t.k",
+    ),
+    "left_stream_join": (
+        "k bigint, v int, w int",
+        "SELECT s.k, s.v, t.w FROM src s LEFT JOIN src2 t ON s.k = t.k AND t.w > 2",
+    ),
+    "joined_groups": (
+        "k bigint, n bigint",
+        "SELECT s.k, count(*) FROM src s JOIN src2 t ON s.k = t.k GROUP BY s.k",
+    ),
 }
 
 
 @pytest.mark.parametrize("seed", [6, 7])
-def test_a_streams_group_by_runs_on_the_driver_as_on_spark(spark, tmp_path, seed):
-    """Generated streams held on the driver: every window of these GROUP BYs
-    runs with no Spark job, and writes what Spark writes (values compared as
+def test_a_streams_stateful_operators_run_on_the_driver_as_on_spark(spark, tmp_path, seed):
+    """Generated streams held on the driver: every window of these GROUP BYs,
+    DISTINCTs, UNIONs and joins runs with no Spark job, and writes what Spark writes (values compared as
     text, so doubles to the last bit)."""
     import runtime.streaming.job as job
     from geaflow_sql import Session

@@ -140,6 +140,101 @@ def test_socket_source_streams_rows_in_windows(session, tmp_path):
     server.thread.join(5)
 
 
+STREAM_JOB = """
+CREATE TABLE live (k bigint, v int) WITH (type='socket', geaflow.dsl.socket.host='127.0.0.1',
+  geaflow.dsl.socket.port={port}, geaflow.dsl.window.size = 3);
+CREATE GRAPH g (Vertex n (id bigint ID), Edge e (s bigint SOURCE ID, t bigint DESTINATION ID))
+  WITH (storeType='memory');
+USE GRAPH g;
+{sinks}
+INSERT INTO keys SELECT k FROM live UNION SELECT v FROM live WHERE v > 2;
+INSERT INTO pairs SELECT DISTINCT k, v % 2 FROM live;
+INSERT INTO sums SELECT k, count(*), sum(v) FROM live GROUP BY k;
+INSERT INTO g.n SELECT k FROM live UNION SELECT v FROM live;
+INSERT INTO g.e SELECT k, v FROM live;
+INSERT INTO paths MATCH (a:n)-[:e]->(b:n)-[:e]->(c:n) RETURN a.id, b.id, c.id;
+"""
+
+STREAM_SINKS = {
+    "keys": "k bigint",
+    "pairs": "k bigint, odd int",
+    "sums": "k bigint, n bigint, s bigint",
+    "paths": "a bigint, b bigint, c bigint",
+}
+
+
+@pytest.mark.parametrize("seed", [0, 1])
+def test_a_sockets_windows_run_on_the_driver_after_one_parse_as_on_spark(spark, tmp_path, seed):
+    """A stream's lines are parsed once a window (one Spark job) and held on
+    the driver: its UNIONs and DISTINCTs (the rows no earlier window had),
+    GROUP BYs, graph writes and MATCH then run there, and every window
+    writes what the same job writes on Spark."""
+    import random
+
+    import runtime.streaming.job as job
+    from geaflow_sql import Session
+    from tests.conftest import newest_job
+
+    rng = random.Random(seed)
+    lines = [f"{rng.randrange(6)},{rng.randrange(6)}" for _ in range(rng.randint(7, 14))]
+    if seed:
+        lines.insert(4, "")  # a blank line is no row
+    real_round = job.WindowedJob.run_round
+    jobs_per_round: list[int] = []
+
+    def counted_round(self, r):
+        before = newest_job(spark)
+        real_round(self, r)
+        jobs_per_round.append(newest_job(spark) - before)
+
+    outputs = {}
+    for engine in ("auto", "distributed"):
+        folder = tmp_path / engine
+        folder.mkdir()
+        server = LineServer(lines)
+        sinks = "".join(sink(name, cols, f"{name}.txt") for name, cols in STREAM_SINKS.items())
+        session = Session(
+            spark=spark, base_dir=str(folder), conf={"geaflow.dsl.query.engine": engine}
+        )
+        job.WindowedJob.run_round = counted_round if engine == "auto" else real_round
+        try:
+            session.execute(STREAM_JOB.format(port=server.port, sinks=sinks))
+        finally:
+            job.WindowedJob.run_round = real_round
+        server.thread.join(5)
+        outputs[engine] = {
+            name: [sorted(w) for w in windows_of(folder / f"{name}.txt")] for name in STREAM_SINKS
+        }
+    assert outputs["auto"] == outputs["distributed"], lines
+    assert len(jobs_per_round) == len(outputs["auto"]["sums"]) >= 3
+    assert jobs_per_round == [1] * len(jobs_per_round)
+    # Each key once, in the first window that has it.
+    seen: list[str] = [k for w in outputs["auto"]["keys"] for k in w]
+    rows = [ln.split(",") for ln in lines if ln]
+    assert sorted(seen) == sorted({r[0] for r in rows} | {r[1] for r in rows if int(r[1]) > 2})
+
+
+def test_a_bad_line_of_a_stream_fails_its_window_naming_the_line(session, tmp_path):
+    from geaflow_sql import GeaflowError
+
+    server = LineServer(["1,2", "3,4", "5,x", "7,8"])
+    script = (
+        "CREATE TABLE live (k bigint, v int) WITH (type='socket', "
+        f"geaflow.dsl.socket.host='127.0.0.1', geaflow.dsl.socket.port={server.port}, "
+        "geaflow.dsl.window.size = 2);\n"
+        + sink("out", "k bigint", "out.txt")
+        + "\nINSERT INTO out SELECT DISTINCT k FROM live;"
+    )
+    with pytest.raises(GeaflowError) as info:
+        session.execute(script)
+    message = str(info.value)
+    assert "line 1" in message and "5,x" in message and "live" in message, message
+    assert info.value.line == 3, message  # the INSERT's line in the script
+    # The window before the bad line was written whole.
+    assert [sorted(w) for w in windows_of(tmp_path / "out.txt")][:1] == [["1", "3"]]
+    server.thread.join(5)
+
+
 def test_a_window_size_on_the_job_applies_to_tables_without_their_own(session, tmp_path):
     write(tmp_path / "src.txt", "1\n2\n3\n4\n")
     write(tmp_path / "all.txt", "10\n")

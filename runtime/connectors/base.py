@@ -151,6 +151,10 @@ class WindowSource:
         when the source holds them on the driver; else None.  Never reads."""
         return None
 
+    def hold(self, i: int) -> None:
+        """Before a statement reads window ``i``: the source may fetch the
+        rows of the windows up to it to the driver now, to hold them."""
+
     def close(self) -> None:
         """Release connections or threads."""
 

@@ -180,7 +180,7 @@ class FileConnector(Connector):
 
     def read(self, ctx: RuntimeContext, req: ReadRequest) -> Any:
         fmt = _format(req.options)
-        if _skips_bad_rows(req.options):
+        if skips_bad_rows(req.options):
             # Each statement counts its own skipped rows (an Observation of its own).
             return self._build_scan(ctx, req, fmt, None)
         files = self._paths(ctx, req.options)
@@ -264,7 +264,7 @@ class FileConnector(Connector):
         (``__blank``, dropped here), or a Column for the Spark formats."""
         from pyspark.sql import functions as F
 
-        if _skips_bad_rows(req.options):
+        if skips_bad_rows(req.options):
             # Skipped rows are counted, never silently lost: an Observation
             # sums them as the scan runs, with no extra pass over the data.
             if isinstance(where, str):
@@ -435,7 +435,7 @@ def lines_frame(
     return FileConnector().parse(ctx, req, df)
 
 
-def _skips_bad_rows(options: dict[str, Any]) -> bool:
+def skips_bad_rows(options: dict[str, Any]) -> bool:
     """Are bad rows skipped and counted (else the read fails at the first)?"""
     policy = str(option(options, BAD_ROWS, "fail")).lower()
     return policy == "skip" or Config(options).get_bool(IGNORE_EXCEPTION, False)

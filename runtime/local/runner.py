@@ -85,7 +85,8 @@ def plan(env: Env, root: Any, emissions: bool = False) -> LocalPlan | str:
 
     ``emissions``: a statement of a windowed job whose GROUP BYs with
     aggregates emit, in this window, the groups its rows touch with their
-    values over every row so far (``runtime.streaming.emissions``)."""
+    values over every row so far, and whose DISTINCTs and UNIONs emit the
+    rows no earlier window had (``runtime.streaming.emissions``)."""
     config = env.ctx.config
     engine = engine_setting(config)
     if engine == "distributed":
@@ -107,10 +108,18 @@ def plan(env: Env, root: Any, emissions: bool = False) -> LocalPlan | str:
         return f"{root.kind} runs on Spark"
     sizes: dict[int, int] = {}
     try:
-        so_far = None
-        if emissions:
+        so_far = before = None
+        window = env.reads.window
+        if emissions and window is not None:
             so_far = _inputs(env.with_reads(replace(env.reads, so_far=True)), sizes)
-        translation = Translator(_inputs(env, sizes), config, so_far=so_far).translate(root)
+            if window.number > 0:
+                earlier = replace(env.reads, window=replace(window, number=window.number - 1))
+                before = _inputs(env.with_reads(replace(earlier, so_far=True)), sizes)
+        windowed = window.reads_table if window is not None else None
+        translator = Translator(
+            _inputs(env, sizes), config, so_far=so_far, before=before, windowed=windowed
+        )
+        translation = translator.translate(root)
     except NotLocal as why:
         return f"the local engine does not run {why}"
     total = sum(sizes.values())

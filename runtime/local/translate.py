@@ -63,6 +63,7 @@ from planner.logical import (
     TableScan,
     Union,
     Values,
+    walk,
 )
 from runtime.operators.literal_rows import python_rows
 
@@ -190,11 +191,20 @@ class Translator:
         default_tag: str | None = None,
         rows: dict[int, Any] | None = None,
         so_far: Inputs | None = None,
+        before: Inputs | None = None,
+        windowed: Callable[[Any], bool] | None = None,
     ) -> None:
         self.inputs = inputs
         # In a window of a stream: the inputs over every row so far, for the
-        # GROUP BYs that emit the groups the window touched (``aggregate``).
+        # GROUP BYs that emit the groups the window touched (``aggregate``),
+        # and over every row up to the window before (None in the first
+        # window), for the DISTINCTs and UNIONs that emit the rows no
+        # earlier window had (``_new_rows``).
         self.so_far = so_far
+        self.before = before
+        # Which tables the window reads a part of (their rows change from
+        # window to window): for a join's emissions.
+        self.windowed = windowed or (lambda table: False)
         self.config = config
         self.tags = tags or {}
         self.default_tag = default_tag
@@ -405,9 +415,24 @@ class Translator:
     def aggregate(self, node: Aggregate) -> Relation:
         if self.so_far is not None and not node.internal:
             if not node.calls:
-                raise NotLocal("a stream's DISTINCT")
+                return self._new_rows(node, self._aggregate(node, self._input(node)))
             return self._touched_groups(node)
         return self._aggregate(node, self._input(node))
+
+    def _new_rows(self, node: LogicalNode, window: Relation) -> Relation:
+        """A DISTINCT or UNION in a window of a stream, as GeaFlow's global
+        distinct emits it (``runtime.streaming.emissions``): the window's
+        distinct rows that no earlier window had (NULLs equal: a set
+        difference), from ``node`` over the window (``window``) and over
+        every row up to the window before."""
+        cols = ", ".join(q(c) for c in columns_of(window.slots))
+        if self.before is None:
+            return self._add(f"SELECT DISTINCT {cols} FROM {window.name}", window.slots)
+        earlier = self._over_rows(node, self.before)
+        renamed = self._renamed(earlier, window.slots)
+        return self._add(
+            f"SELECT {cols} FROM {window.name} EXCEPT SELECT {cols} FROM {renamed}", window.slots
+        )
 
     def _touched_groups(self, node: Aggregate) -> Relation:
         """A GROUP BY in a window of a stream, as GeaFlow's incremental
@@ -432,12 +457,16 @@ class Translator:
         """``node`` over every row read so far (the ``so_far`` inputs), with
         no window's emissions inside: as ``emissions._so_far`` evaluates it."""
         assert self.so_far is not None
-        saved = (self.inputs, self.so_far, self._memo)
-        self.inputs, self.so_far, self._memo = self.so_far, None, {}
+        return self._over_rows(node, self.so_far)
+
+    def _over_rows(self, node: LogicalNode, inputs: Inputs) -> Relation:
+        """``node`` over the rows ``inputs`` gives, with no window's emissions inside."""
+        saved = (self.inputs, self.so_far, self.before, self._memo)
+        self.inputs, self.so_far, self.before, self._memo = inputs, None, None, {}
         try:
             return self.relation(node)
         finally:
-            self.inputs, self.so_far, self._memo = saved
+            self.inputs, self.so_far, self.before, self._memo = saved
 
     def _aggregate(self, node: Aggregate, child: Relation) -> Relation:
         slots = slots_for(node.schema)
@@ -550,7 +579,14 @@ class Translator:
 
     def join(self, node: Join) -> Relation:
         if self.so_far is not None:
-            raise NotLocal("a join in a window of a stream")  # emissions.py's, on Spark
+            # In a window of a stream (``runtime.streaming.emissions``): a
+            # join whose rows grow with the one side that changes joins the
+            # window's rows; else the rows new since the window before.
+            left_changes, right_changes = (self._changes(n) for n in (node.left, node.right))
+            if left_changes or right_changes:
+                one = node.grows_with("left" if left_changes else "right")
+                if left_changes == right_changes or not one:
+                    return self._joined_since_last_window(node)
         left, right = self._input(node, 0), self._input(node, 1)
         if node.join_type == "CROSS" or node.condition is None:
             raise NotLocal("a cross join")
@@ -580,6 +616,23 @@ class Translator:
         )
         return self._add(body, slots)
 
+    def _changes(self, node: LogicalNode) -> bool:
+        return any(isinstance(n, TableScan) and self.windowed(n.table) for n in walk(node))
+
+    def _joined_since_last_window(self, node: Join) -> Relation:
+        """The join over every row so far, less (as a bag) the join over
+        every row up to the window before."""
+        assert self.so_far is not None
+        now = self._over_rows(node, self.so_far)
+        if self.before is None:
+            return now
+        earlier = self._over_rows(node, self.before)
+        cols = ", ".join(q(c) for c in columns_of(now.slots))
+        renamed = self._renamed(earlier, now.slots)
+        return self._add(
+            f"SELECT {cols} FROM {now.name} EXCEPT ALL SELECT {cols} FROM {renamed}", now.slots
+        )
+
     def _renamed(self, rel: Relation, slots: list[Slot]) -> str:
         """``rel`` with its columns named as ``slots`` (same fields, other positions)."""
         parts = [
@@ -589,8 +642,6 @@ class Translator:
         return f"(SELECT {', '.join(parts)} FROM {rel.name})"
 
     def union(self, node: Union) -> Relation:
-        if self.so_far is not None and not node.all:
-            raise NotLocal("a stream's UNION")  # emissions.py's, on Spark
         rels = [self._memo[id(c)] for c in node.inputs]
         slots = slots_for(node.schema)
         for r in rels:
@@ -599,6 +650,8 @@ class Translator:
                     raise NotLocal("a union of different types")
         word = " UNION ALL " if node.all else " UNION "
         body = word.join(self._renamed(r, slots).strip("()") for r in rels)
+        if self.so_far is not None and not node.all:
+            return self._new_rows(node, self._add(body, slots))
         return self._add(body, slots)
 
     # ----------------------------------------------------------------- graph

@@ -44,13 +44,6 @@ from runtime.env import Env
 
 from .kept_state import keeps_state, new_distinct_rows, touched_groups
 
-# Join types whose output over window rows is exact when only the side named
-# here changes: the new rows of that side joined with the other side.
-_DELTA_EXACT = {
-    "left": ("INNER", "CROSS", "LEFT", "SEMI", "ANTI"),
-    "right": ("INNER", "CROSS", "RIGHT"),
-}
-
 
 def adds_history(node: LogicalNode) -> bool:
     """May ``node`` emit other than its rows over the window alone (the
@@ -75,7 +68,7 @@ def emissions(env: Env, node: LogicalNode, frame: Any, inputs: list[Any]) -> Any
         left, right = (_changes(env, n) for n in (node.left, node.right))
         if not (left or right):
             return frame
-        if left != right and node.join_type in _DELTA_EXACT["left" if left else "right"]:
+        if left != right and node.grows_with("left" if left else "right"):
             return frame
         return _joined_since_last_window(env, node)
     return frame

@@ -291,6 +291,11 @@ class WindowedJob:
 
     def run_statement(self, st: JobStatement, window: WindowRound) -> None:
         sink = st.plan
+        for n in walk(sink):
+            if isinstance(n, TableScan) and window.reads_table(n.table):
+                # (a stream's lines are parsed once, by the first statement
+                # that reads the window: its rows stay on the driver if small)
+                self.sources[table_key(n.table)].hold(window.number)
         reads = Reads(window)
         env = self.evaluator.env(reads)
         so_far = replace(reads, so_far=True)
@@ -368,16 +373,16 @@ class WindowedJob:
         """Run a statement over the window's rows on the driver, when its
         window's rows are held there, the local engine runs it and the driver
         writes its sink: True when it did (no Spark job).  Unless the window
-        is answered ``alone`` (requests answered on the graph as it is), no
-        operator but a GROUP BY with aggregates may add its history
-        (emissions.py)."""
+        is answered ``alone`` (requests answered on the graph as it is), its
+        GROUP BYs, DISTINCTs, UNIONs and joins add their history as
+        emissions.py says."""
         if not isinstance(sink, (TableSink, GraphSink)):
             return False
         history = [n for n in walk(sink) if adds_history(n)]
-        if not alone and any(not (isinstance(n, Aggregate) and n.calls) for n in history):
-            return False
         # GROUP BYs with aggregates emit the groups the window touched,
-        # computed on the driver over every row so far (local.translate).
+        # DISTINCTs and UNIONs the rows no earlier window had, and joins of
+        # changing inputs the joined rows that are new, computed on the
+        # driver over the rows so far (local.translate).
         local = local_plan(env, sink, emissions=bool(history) and not alone)
         if not isinstance(local, LocalPlan):
             return False
