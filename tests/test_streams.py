@@ -309,6 +309,52 @@ def test_windows_no_statement_can_tell_apart_run_as_one_round(spark, tmp_path):
     assert fused[1] < windowed[1]
 
 
+@pytest.mark.parametrize("files", [1, 3])
+def test_a_job_read_as_one_window_keeps_file_and_line_order_on_spark(spark, tmp_path, files):
+    """A job whose windows are fused reads a one-file text table through its
+    kept scan (nothing numbered: Spark keeps one file's splits in offset
+    order), and numbers the rows of a folder of files; either way its sink
+    gets the rows in file-name then line order, also from tiny splits."""
+    from geaflow_sql import Session
+    from runtime.connectors.file import FileConnector
+
+    folder = tmp_path / "src"
+    folder.mkdir()
+    expected = []
+    for name, n in (("a.txt", 37), ("b.txt", 120), ("c.txt", 5))[:files]:
+        rows = [f"{name[0]}{k:03d},{k}" for k in range(n)]
+        write(folder / name, "\n".join(rows[:10]) + "\n\n" + "\r\n".join(rows[10:]) + "\n")
+        expected += rows
+    path = "src" if files > 1 else "src/a.txt"
+    numbered = []
+    real = FileConnector.numbered_rows
+
+    def counted(self, ctx, req):
+        numbered.append(req.table.name)
+        return real(self, ctx, req)
+
+    session = Session(
+        spark=spark, base_dir=str(tmp_path), conf={"geaflow.dsl.query.engine": "distributed"}
+    )
+    spark.conf.set("spark.sql.files.maxPartitionBytes", "97")
+    spark.conf.set("spark.sql.files.openCostInBytes", "1")
+    FileConnector.numbered_rows = counted  # type: ignore[method-assign]
+    try:
+        session.execute(
+            "CREATE TABLE src (k varchar, v int) WITH (type='file', "
+            f"geaflow.dsl.file.path='{path}', geaflow.dsl.window.size = 1);"
+            "CREATE TABLE out (k varchar, v int) WITH (type='file', "
+            "geaflow.dsl.file.path='out.txt');"
+            "INSERT INTO out SELECT k, v FROM src;"
+        )
+    finally:
+        FileConnector.numbered_rows = real  # type: ignore[method-assign]
+        spark.conf.unset("spark.sql.files.maxPartitionBytes")
+        spark.conf.unset("spark.sql.files.openCostInBytes")
+    assert (tmp_path / "out.txt").read_text().splitlines() == expected
+    assert numbered == ([] if files == 1 else ["src"])
+
+
 def test_windows_follow_file_and_line_order_when_files_are_read_in_many_splits(session, tmp_path):
     # Lines are read by Spark's splitting reader; tiny splits scatter each
     # file over several tasks (packed by size, not by name), and the windows

@@ -88,6 +88,11 @@ class Connector:
         rows = self.read(ctx, req).withColumn("__pos", F.monotonically_increasing_id())
         return rows.withColumn("__pos", F.row_number().over(Window.orderBy("__pos")) - 1)
 
+    def reads_in_order(self, ctx: RuntimeContext, req: ReadRequest) -> bool:
+        """Does ``read`` give the rows in the order ``numbered_rows`` numbers
+        them (here: the order Spark reads them in)?"""
+        return True
+
     # Windows -----------------------------------------------------------------
     def reads_in_windows(self, table: TableInfo, options: dict[str, Any]) -> bool:
         """Is the table read window by window (a windowed job), not whole?
@@ -236,15 +241,29 @@ class ReplayableSource(WindowSource):
         stop = min(stop, table.num_rows)
         return table.slice(start, max(0, stop - start))
 
+    def _every_row(self) -> Any:
+        """Every row, in order.  A job that reads the table once, as one
+        window (fused), reads its kept scan when that gives the rows in their
+        numbered order: nothing to number, and the scan (and Spark's analysis
+        of it) is shared with every statement and job reading those files."""
+        req = self._request()
+        if self.materialize:
+            return self.rows.drop("__pos")  # stored in order
+        if self.connector.reads_in_order(self.ctx, req):
+            return self.connector.read(self.ctx, req)
+        # Sorted: with the positions dropped, Spark prunes their numbering
+        # away, and the rows would come in the order the splits are packed.
+        return self.rows.orderBy("__pos").drop("__pos")
+
     def window(self, i: int) -> Any:
         from pyspark.sql import functions as F
 
         if self.size <= 0:
-            rows = self.rows if i == 0 else self.rows.where(F.lit(False))
-        else:
-            rows = self.rows.where(
-                (F.col("__pos") >= i * self.size) & (F.col("__pos") < (i + 1) * self.size)
-            )
+            every = self._every_row()
+            return every if i == 0 else every.where(F.lit(False))
+        rows = self.rows.where(
+            (F.col("__pos") >= i * self.size) & (F.col("__pos") < (i + 1) * self.size)
+        )
         return rows.drop("__pos")
 
     def is_whole(self, i: int, so_far: bool) -> bool:
@@ -262,5 +281,5 @@ class ReplayableSource(WindowSource):
         from pyspark.sql import functions as F
 
         if self.size <= 0:
-            return self.rows.drop("__pos")
+            return self._every_row()
         return self.rows.where(F.col("__pos") < (i + 1) * self.size).drop("__pos")

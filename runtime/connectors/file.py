@@ -371,6 +371,15 @@ class FileConnector(Connector):
         numbered = rows.withColumn("__pos", F.row_number().over(order) - 1)
         return numbered.drop("file", "__block", "__seq")
 
+    def reads_in_order(self, ctx: RuntimeContext, req: ReadRequest) -> bool:
+        """A text table's scan reads its lines in order when it is one local
+        file (Spark keeps the splits of one file in offset order); files of
+        other formats are numbered in the order Spark reads them."""
+        if _format(req.options) != "text":
+            return True
+        files = self._paths(ctx, req.options)
+        return len(files) == 1 and _is_local(files[0])
+
     # ---------------------------------------------------------------- writes
     def write(self, ctx: RuntimeContext, df: Any, req: WriteRequest) -> int:
         from pyspark.sql import functions as F
