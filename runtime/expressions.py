@@ -22,6 +22,19 @@ def spark_sql(e: exp.Expression) -> str:
         return to_spark_sql(e)
 
 
+def spark_ident(name: str) -> str:
+    """A column name as Spark SQL text (quoted)."""
+    return "`" + name.replace("`", "``") + "`"
+
+
+def cast_as(source: str | None, spark_type: str, name: str) -> str:
+    """SQL text of column ``source`` (NULL for none) cast to ``spark_type``,
+    named ``name``: a projection item as ``selectExpr`` takes it (one py4j
+    call for a whole projection, where Columns cost a few per item)."""
+    value = spark_ident(source) if source is not None else "NULL"
+    return f"CAST({value} AS {spark_type}) AS {spark_ident(name)}"
+
+
 def column(e: exp.Expression) -> Any:
     from pyspark.sql import functions as F
 

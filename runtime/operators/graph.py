@@ -19,7 +19,7 @@ from planner.expressions import type_of
 from planner.graph_nodes import EdgeMatch, GraphAlgorithm, GraphLabelScan, VertexMatch
 from runtime.algorithms.base import AlgorithmGraph, LazyFrame
 from runtime.env import Env
-from runtime.expressions import column, spark_sql
+from runtime.expressions import cast_as, column, spark_ident, spark_sql
 from runtime.held import hold, rows_of
 from runtime.spark_adapter import fits_broadcast
 from runtime.stores.written import written_held, written_since
@@ -33,16 +33,12 @@ def _find(df_cols: list[str], name: str) -> str | None:
     return None
 
 
-def _ident(name: str) -> str:
-    return to_spark_sql(exp.to_identifier(name, quoted=True))
-
-
 def _text(value: str) -> str:
     return to_spark_sql(exp.Literal.string(value))
 
 
 def _cast(source: str | None, spark_type: str) -> str:
-    return f"CAST({_ident(source) if source is not None else 'NULL'} AS {spark_type})"
+    return f"CAST({spark_ident(source) if source is not None else 'NULL'} AS {spark_type})"
 
 
 # The values are built as one SQL expression (``selectExpr``) rather than a tree
@@ -69,7 +65,7 @@ def vertex_values(env: Env, graph: Any, labels: tuple[str, ...], vtype: T.Struct
                 src = _find(cols, f.name)
                 keep = src is not None and src.lower() != info.id_field.lower()
                 value = _cast(src if keep else None, spark_type)
-            parts.append(f"{value} AS {_ident(f.name)}")
+            parts.append(f"{value} AS {spark_ident(f.name)}")
         frames.append(df.selectExpr(f"struct({', '.join(parts)}) AS v"))
     return _values_column(env, frames, "v", vtype)
 
@@ -107,7 +103,7 @@ def edge_values(
                     src = _find(cols, f.name)
                     keep = src is not None and src.lower() not in keys
                     value = _cast(src if keep else None, spark_type)
-                parts.append(f"{value} AS {_ident(f.name)}")
+                parts.append(f"{value} AS {spark_ident(f.name)}")
             frames.append(df.selectExpr(f"struct({', '.join(parts)}) AS e"))
     return _values_column(env, frames, "e", etype)
 
@@ -415,13 +411,12 @@ def _loop(env: Env, node: EdgeMatch, path: Any, edges: Any, names: list[str]) ->
 
 
 def graph_label_scan(env: Env, node: GraphLabelScan, inputs: list[Any]) -> Any:
-    from pyspark.sql import functions as F
 
     df = env.graph_frame(node.graph, node.label, node.is_vertex)
     cols = df.columns
-    return df.select(
+    return df.selectExpr(
         *[
-            F.col(f"`{_find(cols, f.name)}`").cast(T.spark_sql_type(f.type)).alias(f"c{i}")
+            cast_as(_find(cols, f.name), T.spark_sql_type(f.type), f"c{i}")
             for i, f in enumerate(node.fields_)
         ]
     )

@@ -46,7 +46,7 @@ def table_scan(env: Env, node: TableScan, inputs: list[Any]) -> Any:
     window_df = env.reads.table_rows(table)
     if window_df is not None:
         # Windowed job: the rows of this round (all table columns, c0..cN).
-        df = window_df.select(*[f"c{i}" for i in projection]).toDF(*_names(len(projection)))
+        df = window_df.selectExpr(*[f"c{p} AS c{i}" for i, p in enumerate(projection)])
     else:
         df = connector_for(table).read(env.ctx, ReadRequest(table, options, tuple(projection)))
     for f in node.filters:

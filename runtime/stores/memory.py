@@ -20,6 +20,7 @@ from runtime.connectors.base import ReadRequest
 from runtime.connectors.registry import connector_for
 from runtime.connectors.scan_cache import SCANS
 from runtime.env import Env
+from runtime.expressions import spark_ident
 
 from .arrow_parts import (
     ORDER_COLUMNS,
@@ -69,11 +70,9 @@ def empty_frame(spark: Any, info: Any) -> Any:
 
 def latest_vertices(df: Any, id_field: str) -> Any:
     """One row per vertex id: the one written last (``__w``, then ``__r``)."""
-    from pyspark.sql import Window
-    from pyspark.sql import functions as F
-
-    w = Window.partitionBy(F.col(f"`{id_field}`")).orderBy(F.col("__w").desc(), F.col("__r").desc())
-    return df.withColumn("__n", F.row_number().over(w)).where(F.col("__n") == 1).drop("__n")
+    order = f"PARTITION BY {spark_ident(id_field)} ORDER BY __w DESC, __r DESC"
+    numbered = df.selectExpr("*", f"row_number() OVER ({order}) AS __n")
+    return numbered.where("__n = 1").drop("__n")
 
 
 def with_order(df: Any, write_no: int) -> Any:

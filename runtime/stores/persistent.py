@@ -28,6 +28,7 @@ from typing import Any
 from geaflow_sql.core.catalog import GraphInfo
 from geaflow_sql.core.errors import ExecutionError
 from runtime.env import Env
+from runtime.expressions import cast_as
 
 from .arrow_parts import PART_FILES, collect_small, counting, ordered, write_part_file
 from .commits import (
@@ -255,21 +256,16 @@ class PersistentStore:
         """Parts as the label's declared columns (cast), plus ``__w`` and ``__r``."""
         from functools import reduce
 
-        from pyspark.sql import functions as F
-
         from geaflow_sql.core import types as T
 
         frames = []
         for df, schema in PART_SCHEMAS.read(spark, [str(self.path / p) for p in parts]):
             names = {c.lower(): c for c in schema.names}
-            cols = []
-            for c in info.fields:
-                src = names.get(c.name.lower())
-                if src is None:
-                    cols.append(F.lit(None).cast(T.spark_sql_type(c.type)).alias(c.name))
-                else:
-                    cols.append(F.col(f"`{src}`").cast(T.spark_sql_type(c.type)).alias(c.name))
-            frames.append(df.select(*cols, "__w", "__r"))
+            cols = [
+                cast_as(names.get(c.name.lower()), T.spark_sql_type(c.type), c.name)
+                for c in info.fields
+            ]
+            frames.append(df.selectExpr(*cols, "__w", "__r"))
         return reduce(lambda a, b: a.union(b), frames)
 
     def local_parts(

@@ -20,6 +20,7 @@ from geaflow_sql.core.catalog import GraphInfo
 from geaflow_sql.core.config import STORE_LOCAL_MAX_BYTES
 from runtime.context import RuntimeContext
 from runtime.env import Env
+from runtime.expressions import spark_ident
 from runtime.reads import graph_key
 
 from .memory import MemoryStore
@@ -65,7 +66,6 @@ class GraphStores:
     def write(self, env: Env, node: Any, df: Any) -> int:
         """Run a GraphSink: each row of ``df`` goes to every label the INSERT
         names; the rows written (summed over the labels)."""
-        from pyspark.sql import functions as F
 
         in_types = [f.type for f in node.input.schema]
         if len(node.writes) > 1:
@@ -73,19 +73,21 @@ class GraphStores:
 
         def label_frames() -> Iterator[tuple[Any, Any, Any]]:
             for w, info in _labels(node):
+                # SQL text: one py4j call for the projection.
                 cols = []
                 for (name, idx), column in zip(w.columns, info.fields, strict=True):
                     spark_type = T.spark_sql_type(column.type)
                     if idx is None:
-                        cols.append(F.lit(None).cast(spark_type).alias(name))
+                        cols.append(f"CAST(NULL AS {spark_type}) AS {spark_ident(name)}")
                     else:
-                        value = F.col(f"c{idx}")
+                        value = f"c{idx}"
                         if in_types[idx].name == "VARCHAR" and column.type.name != "VARCHAR":
-                            value = F.trim(value)
-                        cols.append(value.cast(spark_type).alias(name))
-                out = df.select(*cols)
-                for k in _key_fields(w, info):
-                    out = out.where(F.col(f"`{k}`").isNotNull())
+                            value = f"trim({value})"
+                        cols.append(f"CAST({value} AS {spark_type}) AS {spark_ident(name)}")
+                out = df.selectExpr(*cols)
+                keys = [f"{spark_ident(k)} IS NOT NULL" for k in _key_fields(w, info)]
+                if keys:
+                    out = out.where(" AND ".join(keys))
                 yield w, info, out
 
         try:
