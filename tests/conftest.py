@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import os
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 import pytest
@@ -62,6 +64,27 @@ def newest_job(spark) -> int:
     """The id of the newest Spark job of the shared session (ids grow by one
     per job): a test compares it before and after to count jobs."""
     return max(spark.sparkContext.statusTracker().getJobIdsForGroup(None) or [-1])
+
+
+@contextmanager
+def jobs_per_window(spark) -> Iterator[list[int]]:
+    """Inside: the Spark jobs each window of a windowed job runs, appended to
+    the list given as each window ends."""
+    import runtime.streaming.job as job
+
+    counts: list[int] = []
+    real = job.WindowedJob.run_round
+
+    def counted(self, r):
+        before = newest_job(spark)
+        real(self, r)
+        counts.append(newest_job(spark) - before)
+
+    job.WindowedJob.run_round = counted
+    try:
+        yield counts
+    finally:
+        job.WindowedJob.run_round = real
 
 
 SPLIT = "---"  # the line a windowed test's file sink writes between windows

@@ -25,7 +25,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.conftest import SPLIT, newest_job, windows_of, write
+from tests.conftest import SPLIT, windows_of, write
 
 # Keys are numbers: a text field reads NULL as `null` only for non-string types.
 KEYS = [1, 2, 3, None]
@@ -403,8 +403,10 @@ def test_a_streams_stateful_operators_run_on_the_driver_as_on_spark(spark, tmp_p
     """Generated streams held on the driver: every window of these GROUP BYs,
     DISTINCTs, UNIONs and joins runs with no Spark job, and writes what Spark writes (values compared as
     text, so doubles to the last bit)."""
-    import runtime.streaming.job as job
+    from contextlib import nullcontext
+
     from geaflow_sql import Session
+    from tests.conftest import jobs_per_window
 
     rng = random.Random(seed)
     size = rng.choice([1, 2, 3])
@@ -412,13 +414,6 @@ def test_a_streams_stateful_operators_run_on_the_driver_as_on_spark(spark, tmp_p
     src2 = [(rng.choice(KEYS), rng.randint(0, 9)) for _ in range(rng.randint(1, 6))]
     script = windowed_job(WINDOW_GROUPS, size)
     jobs_per_round: list[int] = []
-    real_round = job.WindowedJob.run_round
-
-    def counted_round(self, r):
-        before = newest_job(spark)
-        real_round(self, r)
-        jobs_per_round.append(newest_job(spark) - before)
-
     outputs = {}
     for engine in ("auto", "distributed"):
         folder = tmp_path / engine
@@ -427,11 +422,9 @@ def test_a_streams_stateful_operators_run_on_the_driver_as_on_spark(spark, tmp_p
         session = Session(
             spark=spark, base_dir=str(folder), conf={"geaflow.dsl.query.engine": engine}
         )
-        job.WindowedJob.run_round = counted_round if engine == "auto" else real_round
-        try:
+        with jobs_per_window(spark) if engine == "auto" else nullcontext([]) as counts:
             session.execute(script)
-        finally:
-            job.WindowedJob.run_round = real_round
+        jobs_per_round += counts
         outputs[engine] = {
             name: [sorted(w) for w in windows_of(folder / f"out_{name}.txt")]
             for name in WINDOW_GROUPS

@@ -170,23 +170,16 @@ def test_a_sockets_windows_run_on_the_driver_after_one_parse_as_on_spark(spark, 
     GROUP BYs, graph writes and MATCH then run there, and every window
     writes what the same job writes on Spark."""
     import random
+    from contextlib import nullcontext
 
-    import runtime.streaming.job as job
     from geaflow_sql import Session
-    from tests.conftest import newest_job
+    from tests.conftest import jobs_per_window
 
     rng = random.Random(seed)
     lines = [f"{rng.randrange(6)},{rng.randrange(6)}" for _ in range(rng.randint(7, 14))]
     if seed:
         lines.insert(4, "")  # a blank line is no row
-    real_round = job.WindowedJob.run_round
     jobs_per_round: list[int] = []
-
-    def counted_round(self, r):
-        before = newest_job(spark)
-        real_round(self, r)
-        jobs_per_round.append(newest_job(spark) - before)
-
     outputs = {}
     for engine in ("auto", "distributed"):
         folder = tmp_path / engine
@@ -196,11 +189,9 @@ def test_a_sockets_windows_run_on_the_driver_after_one_parse_as_on_spark(spark, 
         session = Session(
             spark=spark, base_dir=str(folder), conf={"geaflow.dsl.query.engine": engine}
         )
-        job.WindowedJob.run_round = counted_round if engine == "auto" else real_round
-        try:
+        with jobs_per_window(spark) if engine == "auto" else nullcontext([]) as counts:
             session.execute(STREAM_JOB.format(port=server.port, sinks=sinks))
-        finally:
-            job.WindowedJob.run_round = real_round
+        jobs_per_round += counts
         server.thread.join(5)
         outputs[engine] = {
             name: [sorted(w) for w in windows_of(folder / f"{name}.txt")] for name in STREAM_SINKS
