@@ -29,8 +29,8 @@ def spark_ident(name: str) -> str:
 
 def cast_as(source: str | None, spark_type: str, name: str) -> str:
     """SQL text of column ``source`` (NULL for none) cast to ``spark_type``,
-    named ``name``: a projection item as ``selectExpr`` takes it (one py4j
-    call for a whole projection, where Columns cost a few per item)."""
+    named ``name``: a projection item as ``selectExpr`` takes it (a py4j
+    round trip per item, where a Column, its cast and its alias cost three)."""
     value = spark_ident(source) if source is not None else "NULL"
     return f"CAST({value} AS {spark_type}) AS {spark_ident(name)}"
 

@@ -155,8 +155,9 @@ class FileConnector(Connector):
                 ["file string", "line_no int", "line string", "__fields array<string>", *kept]
             )
             return spark.createDataFrame([], schema)
-        # SQL text throughout the scan: a selectExpr is one py4j call, where a
-        # tree of Column calls took one per function (~100 ms a statement).
+        # SQL text throughout the scan: a selectExpr costs a py4j round trip
+        # per item (py4j builds the Java list item by item), where a tree of
+        # Column calls took one per function (~100 ms a statement).
         # The split is made in the projection that reads input_file_name():
         # Spark pushes no filter below a projection holding a nondeterministic
         # expression, so the checks above read the fields, not split again.

@@ -128,7 +128,7 @@ def _filtered(df: Any, name: str, condition: Any) -> Any:
     return df.selectExpr(f"{name} AS c0").where(spark_sql(condition)).selectExpr(f"c0 AS {name}")
 
 
-# The joins and projections below are SQL text too (one round trip each).
+# The joins and projections below are SQL text too (a round trip per item).
 
 
 def vertex_match(env: Env, node: VertexMatch, inputs: list[Any]) -> Any:

@@ -73,7 +73,8 @@ class GraphStores:
 
         def label_frames() -> Iterator[tuple[Any, Any, Any]]:
             for w, info in _labels(node):
-                # SQL text: one py4j call for the projection.
+                # SQL text: a py4j round trip per column (the list is built
+                # item by item), where a Column, a cast and an alias took three.
                 cols = []
                 for (name, idx), column in zip(w.columns, info.fields, strict=True):
                     spark_type = T.spark_sql_type(column.type)
