@@ -445,6 +445,36 @@ def lines_frame(
     return FileConnector().parse(ctx, req, df)
 
 
+def parse_windows(
+    ctx: RuntimeContext,
+    table: TableInfo,
+    options: dict[str, Any],
+    source: str,
+    windows: list[list[str]],
+) -> tuple[Any, list[Any]]:
+    """Several windows of a stream's lines parsed as ``lines_frame`` parses
+    each (lines numbered within their window), by one Spark job: the rows'
+    Spark schema and each window's rows as an Arrow table."""
+    import pyarrow.compute as pc
+
+    df = ctx.spark.createDataFrame(
+        [
+            (source, k, line, w, k)
+            for w, lines in enumerate(windows)
+            for k, line in enumerate(lines)
+        ],
+        "file string, line_no int, line string, __block long, __seq long",
+    ).selectExpr("*", f"{fields_of('line', options)} AS __fields")
+    req = ReadRequest(table, options, tuple(range(len(table.columns))))
+    parsed = FileConnector().parse(ctx, req, df, keep_position=True)
+    names = [f"c{i}" for i in range(len(table.columns))]
+    rows = parsed.toArrow()
+    tables = [
+        rows.filter(pc.equal(rows.column("__block"), w)).select(names) for w in range(len(windows))
+    ]
+    return parsed.select(*names).schema, tables
+
+
 def skips_bad_rows(options: dict[str, Any]) -> bool:
     """Are bad rows skipped and counted (else the read fails at the first)?"""
     policy = str(option(options, BAD_ROWS, "fail")).lower()

@@ -12,7 +12,7 @@ from runtime.context import RuntimeContext
 from runtime.held import from_rows
 
 from .base import Connector, ReadRequest, WindowSource
-from .file import lines_frame, skips_bad_rows
+from .file import lines_frame, parse_windows, skips_bad_rows
 
 
 class StreamConnector(Connector):
@@ -64,27 +64,29 @@ class LineWindows(WindowSource):
 
     def hold(self, i: int) -> None:
         """Hold the rows of windows up to ``i`` on the driver, parsing those
-        not yet held (a Spark job each), unless their text is over the
-        limit; a bad line fails here as the statement's read would.  (With
-        bad rows skipped, each statement counts its own: nothing is held.)"""
+        not yet held (one Spark job; after a restart, every window before
+        too), unless their text is over the limit; a bad line fails here as
+        the statement's read would.  (With bad rows skipped, each statement
+        counts its own: nothing is held.)"""
         self._fill(i)
-        limit = self.ctx.config.get_int(LOCAL_QUERY_MAX_BYTES)
-        while self.holding and len(self.parsed) <= i and len(self.parsed) < len(self.windows):
-            lines = self.windows[len(self.parsed)]
-            self.text_bytes += sum(len(ln) + 1 for ln in lines)
-            if self.text_bytes > limit:
-                # Too much text for the driver: this window and later ones are
-                # parsed on Spark; what was held goes.
-                self.holding = False
-                self.parsed.clear()
-                return
-            if not lines and self.parsed:
-                self.parsed.append(self.parsed[0].schema.empty_table())  # no job
-                continue
-            frame = self._frame(lines)
-            if self.schema is None:
-                self.schema = frame.schema
-            self.parsed.append(frame.toArrow())
+        missing = self.windows[len(self.parsed) : i + 1]
+        if not self.holding or not missing:
+            return
+        self.text_bytes += sum(len(ln) + 1 for lines in missing for ln in lines)
+        if self.text_bytes > self.ctx.config.get_int(LOCAL_QUERY_MAX_BYTES):
+            # Too much text for the driver: these windows and later ones are
+            # parsed on Spark; what was held goes.
+            self.holding = False
+            self.parsed.clear()
+            return
+        if self.parsed and not any(missing):
+            self.parsed += [self.parsed[0].schema.empty_table() for _ in missing]  # no job
+            return
+        schema, tables = parse_windows(
+            self.ctx, self.table, self.options, self.source_name(), missing
+        )
+        self.schema = schema
+        self.parsed += tables
 
     def held_rows(self, i: int, so_far: bool) -> Any:
         if not self.holding or len(self.parsed) <= i:

@@ -85,8 +85,9 @@ def plan(env: Env, root: Any, emissions: bool = False) -> LocalPlan | str:
 
     ``emissions``: a statement of a windowed job whose GROUP BYs with
     aggregates emit, in this window, the groups its rows touch with their
-    values over every row so far, and whose DISTINCTs and UNIONs emit the
-    rows no earlier window had (``runtime.streaming.emissions``)."""
+    values over every row so far, whose DISTINCTs and UNIONs emit the rows
+    no earlier window had, and whose joins of changing inputs the joined rows
+    that are new (``runtime.streaming.emissions``)."""
     config = env.ctx.config
     engine = engine_setting(config)
     if engine == "distributed":
