@@ -27,12 +27,17 @@ def spark_ident(name: str) -> str:
     return "`" + name.replace("`", "``") + "`"
 
 
-def cast_as(source: str | None, spark_type: str, name: str) -> str:
-    """SQL text of column ``source`` (NULL for none) cast to ``spark_type``,
-    named ``name``: a projection item as ``selectExpr`` takes it (a py4j
-    round trip per item, where a Column, its cast and its alias cost three)."""
+def cast_column(source: str | None, spark_type: str) -> str:
+    """SQL text of column ``source`` (NULL for none) cast to ``spark_type``."""
     value = spark_ident(source) if source is not None else "NULL"
-    return f"CAST({value} AS {spark_type}) AS {spark_ident(name)}"
+    return f"CAST({value} AS {spark_type})"
+
+
+def cast_as(source: str | None, spark_type: str, name: str) -> str:
+    """``cast_column`` named ``name``: a projection item as ``selectExpr``
+    takes it (a py4j round trip per item, where a Column, its cast and its
+    alias cost three)."""
+    return f"{cast_column(source, spark_type)} AS {spark_ident(name)}"
 
 
 def column(e: exp.Expression) -> Any:

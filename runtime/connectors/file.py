@@ -437,12 +437,26 @@ def lines_frame(
 ) -> Any:
     """A stream's text lines (one row each, ``source`` naming them in errors)
     as the table's rows c0..cN, parsed and checked as a text file's are."""
-    df = ctx.spark.createDataFrame(
-        [(source, k, line) for k, line in enumerate(lines)],
-        "file string, line_no int, line string",
-    ).selectExpr("*", f"{fields_of('line', options)} AS __fields")
+    rows = [(source, k, line) for k, line in enumerate(lines)]
+    return _parsed_lines(ctx, table, options, rows, "file string, line_no int, line string")
+
+
+def _parsed_lines(
+    ctx: RuntimeContext,
+    table: TableInfo,
+    options: dict[str, Any],
+    rows: list[tuple[Any, ...]],
+    schema: str,
+    keep_position: bool = False,
+) -> Any:
+    """Rows of a line (``file``, ``line_no``, ``line``, and with
+    ``keep_position`` ``__block`` and ``__seq``) made on the driver, split
+    into fields and parsed as a text file's lines are (``parse``)."""
+    df = ctx.spark.createDataFrame(rows, schema).selectExpr(
+        "*", f"{fields_of('line', options)} AS __fields"
+    )
     req = ReadRequest(table, options, tuple(range(len(table.columns))))
-    return FileConnector().parse(ctx, req, df)
+    return FileConnector().parse(ctx, req, df, keep_position=keep_position)
 
 
 def parse_windows(
@@ -457,16 +471,11 @@ def parse_windows(
     Spark schema and each window's rows as an Arrow table."""
     import pyarrow.compute as pc
 
-    df = ctx.spark.createDataFrame(
-        [
-            (source, k, line, w, k)
-            for w, lines in enumerate(windows)
-            for k, line in enumerate(lines)
-        ],
-        "file string, line_no int, line string, __block long, __seq long",
-    ).selectExpr("*", f"{fields_of('line', options)} AS __fields")
-    req = ReadRequest(table, options, tuple(range(len(table.columns))))
-    parsed = FileConnector().parse(ctx, req, df, keep_position=True)
+    rows = [
+        (source, k, line, w, k) for w, lines in enumerate(windows) for k, line in enumerate(lines)
+    ]
+    schema = "file string, line_no int, line string, __block long, __seq long"
+    parsed = _parsed_lines(ctx, table, options, rows, schema, keep_position=True)
     names = [f"c{i}" for i in range(len(table.columns))]
     rows = parsed.toArrow()
     tables = [

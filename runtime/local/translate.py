@@ -425,14 +425,10 @@ class Translator:
         distinct rows that no earlier window had (NULLs equal: a set
         difference), from ``node`` over the window (``window``) and over
         every row up to the window before."""
-        cols = ", ".join(q(c) for c in columns_of(window.slots))
         if self.before is None:
+            cols = ", ".join(q(c) for c in columns_of(window.slots))
             return self._add(f"SELECT DISTINCT {cols} FROM {window.name}", window.slots)
-        earlier = self._over_rows(node, self.before)
-        renamed = self._renamed(earlier, window.slots)
-        return self._add(
-            f"SELECT {cols} FROM {window.name} EXCEPT SELECT {cols} FROM {renamed}", window.slots
-        )
+        return self._less(window, self._over_rows(node, self.before), "EXCEPT")
 
     def _touched_groups(self, node: Aggregate) -> Relation:
         """A GROUP BY in a window of a stream, as GeaFlow's incremental
@@ -626,11 +622,15 @@ class Translator:
         now = self._over_rows(node, self.so_far)
         if self.before is None:
             return now
-        earlier = self._over_rows(node, self.before)
-        cols = ", ".join(q(c) for c in columns_of(now.slots))
-        renamed = self._renamed(earlier, now.slots)
+        return self._less(now, self._over_rows(node, self.before), "EXCEPT ALL")
+
+    def _less(self, rel: Relation, earlier: Relation, op: str) -> Relation:
+        """``rel`` less ``earlier``'s rows (the same node over other rows):
+        ``op`` EXCEPT (a set) or EXCEPT ALL (a bag); NULLs compare equal."""
+        cols = ", ".join(q(c) for c in columns_of(rel.slots))
+        renamed = self._renamed(earlier, rel.slots)
         return self._add(
-            f"SELECT {cols} FROM {now.name} EXCEPT ALL SELECT {cols} FROM {renamed}", now.slots
+            f"SELECT {cols} FROM {rel.name} {op} SELECT {cols} FROM {renamed}", rel.slots
         )
 
     def _renamed(self, rel: Relation, slots: list[Slot]) -> str:

@@ -19,7 +19,7 @@ from planner.expressions import type_of
 from planner.graph_nodes import EdgeMatch, GraphAlgorithm, GraphLabelScan, VertexMatch
 from runtime.algorithms.base import AlgorithmGraph, LazyFrame
 from runtime.env import Env
-from runtime.expressions import cast_as, column, spark_ident, spark_sql
+from runtime.expressions import cast_as, cast_column, column, spark_ident, spark_sql
 from runtime.held import hold, rows_of
 from runtime.spark_adapter import fits_broadcast
 from runtime.stores.written import written_held, written_since
@@ -35,10 +35,6 @@ def _find(df_cols: list[str], name: str) -> str | None:
 
 def _text(value: str) -> str:
     return to_spark_sql(exp.Literal.string(value))
-
-
-def _cast(source: str | None, spark_type: str) -> str:
-    return f"CAST({spark_ident(source) if source is not None else 'NULL'} AS {spark_type})"
 
 
 # The values are built as one SQL expression (``selectExpr``) rather than a tree
@@ -58,13 +54,13 @@ def vertex_values(env: Env, graph: Any, labels: tuple[str, ...], vtype: T.Struct
         for f in vtype.fields:
             spark_type = T.spark_sql_type(f.type)
             if f.name == T.VERTEX_ID_FIELD:
-                value = _cast(_find(cols, info.id_field), spark_type)
+                value = cast_column(_find(cols, info.id_field), spark_type)
             elif f.name == T.LABEL_FIELD:
                 value = _text(info.label)
             else:
                 src = _find(cols, f.name)
                 keep = src is not None and src.lower() != info.id_field.lower()
-                value = _cast(src if keep else None, spark_type)
+                value = cast_column(src if keep else None, spark_type)
             parts.append(f"{value} AS {spark_ident(f.name)}")
         frames.append(df.selectExpr(f"struct({', '.join(parts)}) AS v"))
     return _values_column(env, frames, "v", vtype)
@@ -89,20 +85,20 @@ def edge_values(
             for f in etype.fields:
                 spark_type = T.spark_sql_type(f.type)
                 if f.name == T.EDGE_SRC_FIELD:
-                    value = _cast(first, spark_type)
+                    value = cast_column(first, spark_type)
                 elif f.name == T.EDGE_DST_FIELD:
-                    value = _cast(second, spark_type)
+                    value = cast_column(second, spark_type)
                 elif f.name == T.LABEL_FIELD:
                     value = _text(info.label)
                 elif f.name == T.EDGE_DIRECTION_FIELD:
                     value = _text(d)
                 elif f.name == T.EDGE_TS_FIELD:
                     src = _find(cols, info.ts_field) if info.ts_field else None
-                    value = _cast(src, spark_type)
+                    value = cast_column(src, spark_type)
                 else:
                     src = _find(cols, f.name)
                     keep = src is not None and src.lower() not in keys
-                    value = _cast(src if keep else None, spark_type)
+                    value = cast_column(src if keep else None, spark_type)
                 parts.append(f"{value} AS {spark_ident(f.name)}")
             frames.append(df.selectExpr(f"struct({', '.join(parts)}) AS e"))
     return _values_column(env, frames, "e", etype)
@@ -411,7 +407,6 @@ def _loop(env: Env, node: EdgeMatch, path: Any, edges: Any, names: list[str]) ->
 
 
 def graph_label_scan(env: Env, node: GraphLabelScan, inputs: list[Any]) -> Any:
-
     df = env.graph_frame(node.graph, node.label, node.is_vertex)
     cols = df.columns
     return df.selectExpr(

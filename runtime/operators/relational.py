@@ -33,10 +33,6 @@ from runtime.operators.exact_sum import exact_double_avg, exact_double_sum, help
 from runtime.operators.literal_rows import python_rows, spark_schema
 
 
-def _names(n: int) -> list[str]:
-    return [f"c{i}" for i in range(n)]
-
-
 def table_scan(env: Env, node: TableScan, inputs: list[Any]) -> Any:
     table = node.table
     projection = (

@@ -66,7 +66,6 @@ class GraphStores:
     def write(self, env: Env, node: Any, df: Any) -> int:
         """Run a GraphSink: each row of ``df`` goes to every label the INSERT
         names; the rows written (summed over the labels)."""
-
         in_types = [f.type for f in node.input.schema]
         if len(node.writes) > 1:
             df = df.cache()
