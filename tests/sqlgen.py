@@ -20,7 +20,7 @@ case.  The translations (all on the DuckDB side; the GeaFlow text is plain DSL):
   NaN, as in Java; DuckDB agrees, so no translation.
 * **SUM of no values is 0.**  GeaFlow's SUM starts from 0, so a group whose
   values are all NULL (or a global aggregate over no rows) sums to 0
-  (``runtime/operators/relational.py``, ``aggregate_expression``).  DuckDB:
+  (``runtime/operators/relational.py``, ``aggregate_sql``).  DuckDB:
   ``coalesce(sum(x), 0)``.
 * **Default NULL order.**  Without ``NULLS FIRST|LAST`` GeaFlow sorts NULL as
   the smallest value (``planner/logical.py``, ``SortKey.nulls_first``); DuckDB

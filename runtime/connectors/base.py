@@ -256,14 +256,11 @@ class ReplayableSource(WindowSource):
         return self.rows.orderBy("__pos").drop("__pos")
 
     def window(self, i: int) -> Any:
-        from pyspark.sql import functions as F
-
+        # Conditions as SQL text: a Column per function is round trips each.
         if self.size <= 0:
             every = self._every_row()
-            return every if i == 0 else every.where(F.lit(False))
-        rows = self.rows.where(
-            (F.col("__pos") >= i * self.size) & (F.col("__pos") < (i + 1) * self.size)
-        )
+            return every if i == 0 else every.where("false")
+        rows = self.rows.where(f"__pos >= {i * self.size} AND __pos < {(i + 1) * self.size}")
         return rows.drop("__pos")
 
     def is_whole(self, i: int, so_far: bool) -> bool:
@@ -278,8 +275,6 @@ class ReplayableSource(WindowSource):
         return max(0, min(self.size, self.count - i * self.size))
 
     def cumulative(self, i: int) -> Any:
-        from pyspark.sql import functions as F
-
         if self.size <= 0:
             return self._every_row()
-        return self.rows.where(F.col("__pos") < (i + 1) * self.size).drop("__pos")
+        return self.rows.where(f"__pos < {(i + 1) * self.size}").drop("__pos")

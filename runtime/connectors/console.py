@@ -9,19 +9,16 @@ from runtime.context import RuntimeContext
 
 from .base import Connector, WriteRequest
 from .file import collect_lines, option
-from .text_format import format_column
+from .text_format import line_sql
 
 
 class ConsoleConnector(Connector):
     name = "console"
 
     def write(self, ctx: RuntimeContext, df: Any, req: WriteRequest) -> int:
-        from pyspark.sql import functions as F
-
         options, types = req.options, req.types
         sep = str(option(options, "geaflow.dsl.column.separator", ","))
-        cols = [format_column(F, F.col(f"c{i}"), t) for i, t in enumerate(types)]
-        lines = collect_lines(df.select(F.concat_ws(sep, *cols).alias("line")))
+        lines = collect_lines(df.selectExpr(f"{line_sql(types, sep)} AS line"))
         if not option(options, "geaflow.dsl.console.quiet", False):
             for line in lines:
                 print(line, file=sys.stdout)

@@ -31,7 +31,7 @@ from .text_format import (
     driver_lines,
     driver_prints,
     field_parser,
-    format_column,
+    line_sql,
     separator_regex,
     sql_string,
 )
@@ -383,7 +383,6 @@ class FileConnector(Connector):
 
     # ---------------------------------------------------------------- writes
     def write(self, ctx: RuntimeContext, df: Any, req: WriteRequest) -> int:
-        from pyspark.sql import functions as F
 
         table, options = req.table, req.options
         raw = option(options, PATH)
@@ -396,9 +395,7 @@ class FileConnector(Connector):
             out.write.mode("append").format(fmt).save(path)
             return -1
         sep = str(option(options, SEPARATOR, ","))
-        formatted = [format_column(F, F.col(f"c{i}"), t) for i, t in enumerate(req.types)]
-        line = F.concat_ws(sep, *formatted) if formatted else F.lit("")
-        text = df.select(line.alias("line"))
+        text = df.selectExpr(f"{line_sql(req.types, sep)} AS line")
         if not _is_local(path):
             text.write.mode("append").text(path)
             return -1

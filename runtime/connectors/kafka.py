@@ -61,7 +61,7 @@ from .base import (
 )
 from .file import SEPARATOR, option
 from .streamed import LineWindows, StreamConnector
-from .text_format import driver_lines, driver_prints, format_column
+from .text_format import driver_lines, driver_prints, line_sql
 
 SERVERS = "geaflow.dsl.kafka.servers"
 TOPIC = "geaflow.dsl.kafka.topic"
@@ -205,12 +205,10 @@ class KafkaConnector(StreamConnector):
 
     # ---------------------------------------------------------------- writes
     def write(self, ctx: RuntimeContext, df: Any, req: WriteRequest) -> int:
-        from pyspark.sql import functions as F
-
         sep = str(option(req.options, SEPARATOR, ","))
-        formatted = [format_column(F, F.col(f"c{i}"), t) for i, t in enumerate(req.types)]
-        line = F.concat_ws(sep, *formatted) if formatted else F.lit("")
-        lines = (row[0] for row in df.select(line.alias("line")).toLocalIterator())
+        lines = (
+            row[0] for row in df.selectExpr(f"{line_sql(req.types, sep)} AS line").toLocalIterator()
+        )
         return self._send(KafkaOptions.of(req.table, req.options), lines)
 
     def rows_writer(self, ctx: RuntimeContext, req: WriteRequest) -> Any | None:

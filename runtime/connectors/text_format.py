@@ -73,26 +73,36 @@ def field_parser(field: str, t: Any) -> tuple[str, str]:
     return parsed, bad
 
 
-def format_column(F: Any, col: Any, t: Any) -> Any:
-    """A string column printing ``col`` as GeaFlow's file sink does."""
+def format_sql(field: str, t: Any) -> str:
+    """Spark SQL text printing the SQL expression ``field`` of type ``t`` as
+    GeaFlow's file sink does."""
     if isinstance(t, T.StructType):
-        text = col.cast("string")
+        text = f"CAST({field} AS STRING)"
     elif t.name == "TIMESTAMP":
-        frac = F.regexp_replace(F.date_format(col, "SSSSSS"), "0+$", "")
-        text = F.concat(
-            F.date_format(col, "yyyy-MM-dd HH:mm:ss"),
-            F.lit("."),
-            F.when(frac == "", F.lit("0")).otherwise(frac),
+        frac = f"regexp_replace(date_format({field}, 'SSSSSS'), '0+$', '')"
+        text = (
+            f"concat(date_format({field}, 'yyyy-MM-dd HH:mm:ss'), '.', "
+            f"CASE WHEN {frac} = '' THEN '0' ELSE {frac} END)"
         )
     elif t.is_string:
-        text = col
+        text = field
     else:
-        text = col.cast("string")
-    return F.when(col.isNull(), F.lit("null")).otherwise(text)
+        text = f"CAST({field} AS STRING)"
+    return f"CASE WHEN {field} IS NULL THEN 'null' ELSE {text} END"
+
+
+def line_sql(types: list[Any], sep: str) -> str:
+    """Spark SQL text of a sink's line: columns ``c0``..``cN`` of ``types``
+    printed by ``format_sql`` and joined by ``sep``.  (One SQL text: a
+    Column per function would be a py4j round trip each.)"""
+    if not types:
+        return "''"
+    fields = ", ".join(format_sql(f"`c{i}`", t) for i, t in enumerate(types))
+    return f"concat_ws({sql_string(sep)}, {fields})"
 
 
 def prints_on_driver(t: Any, numbers: Any = None) -> bool:
-    """Does the driver print values of ``t`` exactly as ``format_column`` does?
+    """Does the driver print values of ``t`` exactly as ``format_sql`` does?
 
     Integers, strings, booleans and dates; doubles and floats too when given
     ``numbers``, the JVM's own printer (``spark_adapter.jvm_number_printer``):

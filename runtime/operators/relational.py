@@ -29,7 +29,7 @@ from runtime.connectors.base import ReadRequest
 from runtime.connectors.registry import connector_for
 from runtime.env import Env
 from runtime.expressions import column, spark_sql
-from runtime.operators.exact_sum import exact_double_avg, exact_double_sum, helper_columns
+from runtime.operators.exact_sum import exact_sum_sql, helper_columns
 from runtime.operators.literal_rows import python_rows, spark_schema
 
 
@@ -107,84 +107,81 @@ def exact_sum_applies(call: AggCall, input_types: list[Any], exact_sums: bool = 
     )
 
 
-def aggregate_expression(call: AggCall, input_types: list[Any], exact_sums: bool = True) -> Any:
-    from pyspark.sql import functions as F
+def aggregate_sql(call: AggCall, input_types: list[Any], exact_sums: bool = True) -> str:
+    """Spark SQL text of a built-in aggregate call over columns ``c0..cN``.
 
-    args = [F.col(f"c{a}") for a in call.args]
+    SQL text, not Column objects: each Column function is several py4j
+    round trips."""
+    args = [f"c{a}" for a in call.args]
     name = call.function
-    if call.user_function is not None:
-        from runtime.udfs import aggregate_column
-
-        return aggregate_column(call, call.user_function, args, [input_types[a] for a in call.args])
     spark_type = T.spark_sql_type(call.type)
     if name == "COUNT":
         if not args:
-            return F.count(F.lit(1))
+            return "count(1)"
         if call.distinct:
-            return F.count_distinct(*args)
+            return f"count(DISTINCT {', '.join(args)})"
         if len(args) == 1:
-            return F.count(args[0])
-        cond = F.lit(True)
-        for a in args:
-            cond = cond & a.isNotNull()
-        return F.count(F.when(cond, F.lit(1)))
+            return f"count({args[0]})"
+        both = " AND ".join(f"{a} IS NOT NULL" for a in args)
+        return f"count(CASE WHEN {both} THEN 1 END)"
     arg = args[0]
     if exact_sum_applies(call, input_types, exact_sums):
         # The same doubles whatever the partitioning, over the helper
         # columns ``aggregate`` added (exact_sum).
+        total, count = exact_sum_sql(f"__x{call.args[0]}")
         if name == "AVG":
-            return exact_double_avg(f"__x{call.args[0]}")
-        total = exact_double_sum(f"__x{call.args[0]}")
-        return F.coalesce(total.cast(spark_type), F.lit(0).cast(spark_type))
+            return f"({total}) / {count}"
+        return f"coalesce(CAST({total} AS {spark_type}), CAST(0 AS {spark_type}))"
     if name == "SUM":
         # GeaFlow's SUM starts from 0: a group whose values are all null sums to 0.
-        total = F.sum_distinct(arg) if call.distinct else F.sum(arg)
-        return F.coalesce(total.cast(spark_type), F.lit(0).cast(spark_type))
+        total = f"sum(DISTINCT {arg})" if call.distinct else f"sum({arg})"
+        return f"coalesce(CAST({total} AS {spark_type}), CAST(0 AS {spark_type}))"
+    x = f"CAST({arg} AS DOUBLE)"
     if name == "AVG":
-        if call.distinct:
-            return F.expr(f"avg(DISTINCT CAST(c{call.args[0]} AS DOUBLE))")
-        return F.avg(arg.cast("double"))
-    if name == "MIN":
-        return F.min(arg)
-    if name == "MAX":
-        return F.max(arg)
+        return f"avg(DISTINCT {x})" if call.distinct else f"avg({x})"
     if name == "STDDEV_SAMP":
         # GeaFlow's StdDevSamp UDAF: sqrt((sum(x^2) - sum(x)^2 / n) / n), and 0.0
         # when the group has no values.  The same formula gives the same doubles.
-        x = arg.cast("double")
-        n = F.count(x)
-        value = F.sqrt((F.sum(x * x) - F.pow(F.sum(x), 2) / n) / n)
-        return F.when(n == 0, F.lit(0.0)).otherwise(value)
-    if name == "STDDEV_POP":
-        return F.stddev_pop(arg.cast("double"))
-    if name == "VAR_SAMP":
-        return F.var_samp(arg.cast("double"))
-    if name == "VAR_POP":
-        return F.var_pop(arg.cast("double"))
+        n = f"count({x})"
+        value = f"sqrt((sum({x} * {x}) - power(sum({x}), 2) / {n}) / {n})"
+        return f"CASE WHEN {n} = 0 THEN 0.0D ELSE {value} END"
+    if name in ("STDDEV_POP", "VAR_SAMP", "VAR_POP"):
+        return f"{name.lower()}({x})"
     if name == "PERCENTILE":
         # GeaFlow uses Commons Math's StatUtils.percentile: p is a percentage in
         # (0, 100] and positions interpolate as p * (n + 1) / 100.
         p = float(call.constants[0]) if call.constants else 50.0
         pos = f"({p!r} * (size(a) + 1) / 100.0)"
-        return F.expr(
-            f"transform(array(array_sort(collect_list(CAST(c{call.args[0]} AS DOUBLE)))), a -> "
+        return (
+            f"transform(array(array_sort(collect_list({x}))), a -> "
             f"CASE WHEN size(a) = 0 THEN CAST(NULL AS DOUBLE) "
             f"WHEN {pos} < 1 THEN a[0] "
             f"WHEN {pos} >= size(a) THEN a[size(a) - 1] "
             f"ELSE a[CAST(floor({pos}) AS INT) - 1] + ({pos} - floor({pos})) * "
             f"(a[CAST(floor({pos}) AS INT)] - a[CAST(floor({pos}) AS INT) - 1]) END)[0]"
         )
-    if name == "FIRST_VALUE":
-        return F.first(arg)
-    if name == "LAST_VALUE":
-        return F.last(arg)
-    if name == "COLLECT_LIST":
-        return F.collect_list(arg)
-    if name == "COLLECT_SET":
-        return F.collect_set(arg)
-    if name in ("BIT_AND", "BIT_OR", "BOOL_AND", "BOOL_OR"):
-        return getattr(F, name.lower())(arg)
+    plain = {
+        "MIN": "min",
+        "MAX": "max",
+        "FIRST_VALUE": "first",
+        "LAST_VALUE": "last",
+        "COLLECT_LIST": "collect_list",
+        "COLLECT_SET": "collect_set",
+        "BIT_AND": "bit_and",
+        "BIT_OR": "bit_or",
+        "BOOL_AND": "bool_and",
+        "BOOL_OR": "bool_or",
+    }
+    if name in plain:
+        return f"{plain[name]}({arg})"
     raise UnsupportedError(f"aggregate {name} is not supported")
+
+
+def _as_call_type(value: str, call: AggCall) -> str:
+    """``value`` cast to the call's type (nested types are left as they are)."""
+    if isinstance(call.type, (T.StructType, T.ArrayType, T.MapType)):
+        return value
+    return f"CAST({value} AS {T.spark_sql_type(call.type)})"
 
 
 def aggregate(env: Env, node: Aggregate, inputs: list[Any]) -> Any:
@@ -192,14 +189,11 @@ def aggregate(env: Env, node: Aggregate, inputs: list[Any]) -> Any:
 
     df = inputs[0]
     in_types = [f.type for f in node.input.schema]
-    keys = [F.col(f"c{g}") for g in node.group]
-    k = len(keys)
+    k = len(node.group)
     if not node.calls:
-        if not keys:
+        if not k:
             return df.limit(1).select()
-        return df.select(
-            *[F.col(f"c{g}").alias(f"c{i}") for i, g in enumerate(node.group)]
-        ).distinct()
+        return df.selectExpr(*[f"c{g} AS c{i}" for i, g in enumerate(node.group)]).distinct()
     exact_sums = env.ctx.config.get_bool(EXACT_DOUBLE_SUM)
     exact = sorted({c.args[0] for c in node.calls if exact_sum_applies(c, in_types, exact_sums)})
     if exact:
@@ -207,34 +201,49 @@ def aggregate(env: Env, node: Aggregate, inputs: list[Any]) -> Any:
         steps = [helper_columns(f"CAST(c{a} AS DOUBLE)", f"__x{a}") for a in exact]
         for n in range(len(steps[0])):
             df = df.selectExpr("*", *[item for s in steps for item in s[n]])
+    if all(c.user_function is None for c in node.calls):
+        # One aggregation whose output is already c0..cN.  (Input columns keep
+        # their names inside the aggregates: they resolve against the input,
+        # not against a key's alias.)
+        values = [
+            F.expr(f"{_as_call_type(aggregate_sql(c, in_types, exact_sums), c)} AS c{k + i}")
+            for i, c in enumerate(node.calls)
+        ]
+        if not k:
+            return df.agg(*values)
+        return df.groupBy(*[F.expr(f"c{g} AS c{i}") for i, g in enumerate(node.group)]).agg(*values)
+    from runtime.udfs import aggregate_column
+
+    def user_value(call: AggCall) -> Any:
+        args = [F.col(f"c{a}") for a in call.args]
+        return aggregate_column(call, call.user_function, args, [in_types[a] for a in call.args])
+
     aggs = [
-        aggregate_expression(c, in_types, exact_sums).alias(f"__a{i}")
+        (
+            F.expr(f"{aggregate_sql(c, in_types, exact_sums)} AS __a{i}")
+            if c.user_function is None
+            else user_value(c).alias(f"__a{i}")
+        )
         for i, c in enumerate(node.calls)
     ]
     # Spark cannot mix pandas (user) aggregates with built-in ones in one
     # aggregation: compute each kind separately and join them on the keys.
     user = [a for a, c in zip(aggs, node.calls, strict=True) if c.user_function is not None]
     builtin = [a for a, c in zip(aggs, node.calls, strict=True) if c.user_function is None]
-    if keys:
-        key_cols = [kc.alias(f"__k{i}") for i, kc in enumerate(keys)]
+    if k:
+        key_cols = [F.expr(f"c{g} AS __k{i}") for i, g in enumerate(node.group)]
         parts = [df.groupBy(*key_cols).agg(*group) for group in (builtin, user) if group]
         grouped = parts[0]
         for other in parts[1:]:
             renamed = other.toDF(*[f"__r{c}" if c.startswith("__k") else c for c in other.columns])
-            cond = F.lit(True)
-            for i in range(k):
-                cond = cond & F.col(f"__k{i}").eqNullSafe(F.col(f"__r__k{i}"))
-            grouped = grouped.join(renamed, cond, "inner")
+            same = " AND ".join(f"__k{i} <=> __r__k{i}" for i in range(k))
+            grouped = grouped.join(renamed, F.expr(same), "inner")
     else:
         grouped = _global_aggregate(df, node, builtin, user)
-    cols = [F.col(f"__k{i}").alias(f"c{i}") for i in range(k)]
-    cols += [
-        F.col(f"__a{i}").cast(T.spark_sql_type(c.type)).alias(f"c{k + i}")
-        if not isinstance(c.type, (T.StructType, T.ArrayType, T.MapType))
-        else F.col(f"__a{i}").alias(f"c{k + i}")
-        for i, c in enumerate(node.calls)
-    ]
-    return grouped.select(*cols)
+    return grouped.selectExpr(
+        *[f"__k{i} AS c{i}" for i in range(k)],
+        *[f"{_as_call_type(f'__a{i}', c)} AS c{k + i}" for i, c in enumerate(node.calls)],
+    )
 
 
 def _global_aggregate(df: Any, node: Aggregate, builtin: list[Any], user: list[Any]) -> Any:

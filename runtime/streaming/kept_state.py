@@ -173,12 +173,12 @@ def touched_groups(env: Env, node: Aggregate, window_rows: Any, so_far_before: A
     parts = [f"__p{j}" for j in range(len(node.calls))]
 
     def partials(rows: Any) -> Any:
-        group = [F.col(f"c{g}").alias(k) for g, k in zip(node.group, keys, strict=True)]
-        values = []
-        for call, name in zip(node.calls, parts, strict=True):
-            arg = F.col(f"c{call.args[0]}") if call.args else F.lit(1)
-            first = {"COUNT": F.count, "SUM": F.sum, "MIN": F.min, "MAX": F.max}[call.function]
-            values.append(first(arg).alias(name))
+        # SQL text: a Column per function would be py4j round trips each.
+        group = [F.expr(f"c{g} AS {k}") for g, k in zip(node.group, keys, strict=True)]
+        values = [
+            F.expr(f"{call.function.lower()}({f'c{call.args[0]}' if call.args else 1}) AS {name}")
+            for call, name in zip(node.calls, parts, strict=True)
+        ]
         return rows.groupBy(*group).agg(*values)
 
     limit = _limit(env)
@@ -218,13 +218,13 @@ def _merged_in_spark(
         merged = window
     else:
         touched = state.join(_renamed(window, keys), _same(keys), "left_semi")
-        merge = {"COUNT": F.sum, "SUM": F.sum, "MIN": F.min, "MAX": F.max}
+        merge = {"COUNT": "sum", "SUM": "sum", "MIN": "min", "MAX": "max"}
         merged = (
             touched.unionByName(window)
-            .groupBy(*keys)
+            .groupBy(*[F.expr(k) for k in keys])
             .agg(
                 *[
-                    merge[call.function](F.col(name)).alias(name)
+                    F.expr(f"{merge[call.function]}({name}) AS {name}")
                     for call, name in zip(node.calls, parts, strict=True)
                 ]
             )
@@ -241,19 +241,17 @@ def _merged_in_spark(
 
 def _finals(node: Aggregate, merged: Any, keys: list[str], parts: list[str]) -> Any:
     """The aggregate's rows (c0..cN) from the merged partial values."""
-    from pyspark.sql import functions as F
-
-    out = [F.col(k).alias(f"c{i}") for i, k in enumerate(keys)]
+    out = [f"{k} AS c{i}" for i, k in enumerate(keys)]
     for j, (call, name) in enumerate(zip(node.calls, parts, strict=True)):
-        value = F.col(name)
+        value = name
         if call.function == "SUM":
             # As the aggregate operator: a group of NULLs sums to 0.
             spark_type = T.spark_sql_type(call.type)
-            value = F.coalesce(value.cast(spark_type), F.lit(0).cast(spark_type))
+            value = f"coalesce(CAST({name} AS {spark_type}), CAST(0 AS {spark_type}))"
         elif call.function == "COUNT":
-            value = value.cast(T.spark_sql_type(call.type))
-        out.append(value.alias(f"c{len(keys) + j}"))
-    return merged.select(*out)
+            value = f"CAST({name} AS {T.spark_sql_type(call.type)})"
+        out.append(f"{value} AS c{len(keys) + j}")
+    return merged.selectExpr(*out)
 
 
 def _merged_groups(
@@ -307,14 +305,12 @@ def _frame(env: Env, rows: Any, schema: Any) -> Any:
 
 
 def _renamed(frame: Any, keys: list[str]) -> Any:
-    return frame.select(*[frame[k].alias(f"__j{i}") for i, k in enumerate(keys)])
+    return frame.selectExpr(*[f"{k} AS __j{i}" for i, k in enumerate(keys)])
 
 
 def _same(keys: list[str]) -> Any:
     from pyspark.sql import functions as F
 
-    cond = None
-    for i, k in enumerate(keys):
-        c = F.col(k).eqNullSafe(F.col(f"__j{i}"))
-        cond = c if cond is None else cond & c
-    return cond
+    if not keys:
+        return None
+    return F.expr(" AND ".join(f"{k} <=> __j{i}" for i, k in enumerate(keys)))
