@@ -23,6 +23,7 @@ from geaflow_sql.core.catalog import TableInfo
 from geaflow_sql.core.config import Config
 from geaflow_sql.core.errors import ConfigError, DataError
 from runtime.context import RuntimeContext
+from runtime.expressions import spark_ident
 from runtime.spark_adapter import is_connect
 
 from .base import Connector, ReadRequest, WriteRequest
@@ -257,30 +258,23 @@ class FileConnector(Connector):
         names = [f"c{i}" for i in range(len(parsed))]
         return kept.select(*names, *(["file", *kept_columns] if keep_position else []))
 
-    def _check_rows(self, ctx: RuntimeContext, req: ReadRequest, checked: Any, where: Any) -> Any:
-        """``checked`` (rows with a ``__bad`` flag) without its bad rows, counted
+    def _check_rows(self, ctx: RuntimeContext, req: ReadRequest, checked: Any, where: str) -> Any:
+        """``checked`` (rows with a ``__bad`` flag, and ``__blank`` for a blank
+        text line, dropped here) without its bad rows, counted
         (``geaflow.dsl.file.bad.rows = 'skip'``), or failing the job at the
-        first one with the message ``where`` (the default).  ``where`` is SQL
-        text for text files, whose ``checked`` also flags blank lines
-        (``__blank``, dropped here), or a Column for the Spark formats."""
-        from pyspark.sql import functions as F
-
+        first one with the message ``where`` (SQL text; the default)."""
         if skips_bad_rows(req.options):
             # Skipped rows are counted, never silently lost: an Observation
             # sums them as the scan runs, with no extra pass over the data.
-            if isinstance(where, str):
-                checked = checked.where("NOT __blank")
-            return self._count_bad_rows(ctx, req, checked).where(~F.col("__bad"))
-        if isinstance(where, str):
-            # Text rows: blank lines are dropped here too (__blank), in the
-            # same filter, so the scan is one projection and one filter.
-            return checked.where(
-                "CASE WHEN __blank THEN false "
-                f"WHEN __bad THEN raise_error(concat('GEAFLOW_BAD_ROW: ', {where})) "
-                "ELSE true END"
-            )
-        message = F.concat(F.lit("GEAFLOW_BAD_ROW: "), where)
-        return checked.where(F.when(F.col("__bad"), F.raise_error(message)).otherwise(F.lit(True)))
+            checked = checked.where("NOT __blank")
+            return self._count_bad_rows(ctx, req, checked).where("NOT __bad")
+        # Blank lines are dropped in the same filter, so the scan is one
+        # projection and one filter.
+        return checked.where(
+            "CASE WHEN __blank THEN false "
+            f"WHEN __bad THEN raise_error(concat('GEAFLOW_BAD_ROW: ', {where})) "
+            "ELSE true END"
+        )
 
     @staticmethod
     def _count_bad_rows(ctx: RuntimeContext, req: ReadRequest, checked: Any) -> Any:
@@ -294,7 +288,6 @@ class FileConnector(Connector):
         return checked.observe(observation, bad)
 
     def _read_spark_format(self, ctx: RuntimeContext, req: ReadRequest, fmt: str) -> Any:
-        from pyspark.sql import functions as F
         from pyspark.sql import types as ST
 
         files = self._paths(ctx, req.options)
@@ -320,44 +313,37 @@ class FileConnector(Connector):
                 reader = reader.option("header", str(header).lower())
         df = reader.load(files if len(files) > 1 else files[0])
         names = {c.lower(): c for c in df.columns}
+        # SQL text: a Column per function would be py4j round trips each.
         cols = []
         for out_idx, col_idx in enumerate(req.projection):
             column = req.table.columns[col_idx]
             src = names.get(column.name.lower())
-            if src is None:
-                cols.append(F.lit(None).cast(T.spark_sql_type(column.type)).alias(f"c{out_idx}"))
-            else:
-                cols.append(
-                    F.col(f"`{src}`").cast(T.spark_sql_type(column.type)).alias(f"c{out_idx}")
-                )
+            value = "NULL" if src is None else spark_ident(src)
+            cols.append(f"CAST({value} AS {T.spark_sql_type(column.type)}) AS c{out_idx}")
         if not checks:
-            return df.select(*cols)
-        record = F.col(f"`{BAD_RECORD}`")
+            return df.selectExpr(*cols)
+        record = spark_ident(BAD_RECORD)
         # Spark refuses a scan that reads the record column alone (as
         # ``count(*)`` would once the optimizer drops the unused columns), so
         # the check also reads the first column, in a test that is never true
         # (no text has a negative length) and that the optimizer cannot fold.
-        first = F.col(f"`{req.table.columns[0].name}`")
-        never = F.coalesce(F.length(first.cast("string")) < F.lit(0), F.lit(False))
-        bad = record.isNotNull() | never
-        checked = df.select(
+        first = spark_ident(req.table.columns[0].name)
+        never = f"coalesce(length(CAST({first} AS STRING)) < 0, false)"
+        checked = df.selectExpr(
             *cols,
-            bad.alias("__bad"),
-            F.input_file_name().alias("file"),
-            record.alias("line"),
+            f"{record} IS NOT NULL OR {never} AS __bad",
+            "false AS __blank",
+            "input_file_name() AS file",
+            f"{record} AS line",
         )
-        shown = F.when(
-            F.length(F.col("line")) > 200,
-            F.concat(F.substring(F.col("line"), 1, 200), F.lit("...")),
-        ).otherwise(F.col("line"))
-        where = F.concat(
-            F.lit("in "),
-            F.col("file"),
-            F.lit(f": cannot read {_row_text(req.table)} from the {fmt} record "),
-            F.regexp_replace(shown, "[\\x00-\\x1f\\x7f]", "?"),
+        shown = (
+            "CASE WHEN length(line) > 200 THEN concat(substring(line, 1, 200), '...') ELSE line END"
         )
+        what = sql_string(f": cannot read {_row_text(req.table)} from the {fmt} record ")
+        control = sql_string("[\\x00-\\x1f\\x7f]")
+        where = f"concat('in ', file, {what}, regexp_replace({shown}, {control}, '?'))"
         kept = self._check_rows(ctx, req, checked, where)
-        return kept.select(*[f"c{i}" for i in range(len(cols))])
+        return kept.selectExpr(*[f"c{i}" for i in range(len(cols))])
 
     def numbered_rows(self, ctx: RuntimeContext, req: ReadRequest) -> Any:
         """Rows in file and line order, numbered (text files; other formats in

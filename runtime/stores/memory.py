@@ -175,9 +175,11 @@ def table_frame(env: Env, graph: GraphInfo, info: Any) -> Any:
     if windowed is not None:
         # In a windowed job a USING graph holds what its tables delivered so far.
         return windowed.toDF(*names)
-    # Each use gets its own output columns (fresh aliases), so a pattern that
-    # joins the label to itself never sees the same column on both sides.
-    return fresh_columns(using_scan(env, table).toDF(*names), names)
+    # Each use gets its own output columns (fresh aliases, one projection), so
+    # a pattern that joins the label to itself never sees the same column on
+    # both sides.
+    scan = using_scan(env, table)
+    return scan.selectExpr(*[f"c{i} AS {spark_ident(n)}" for i, n in enumerate(names)])
 
 
 def _reads_windowed_table(env: Env, info: Any) -> bool:
