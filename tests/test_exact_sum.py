@@ -11,7 +11,7 @@ import random
 
 import pytest
 
-from runtime.operators.exact_sum import exact_double_avg, exact_double_sum, helper_columns
+from runtime.operators.exact_sum import exact_avg_sql, exact_sum_sql, helper_columns
 
 
 def values(seed: int, n: int) -> list[float | None]:
@@ -31,13 +31,17 @@ def values(seed: int, n: int) -> list[float | None]:
 
 
 def sums(spark, xs: list[float | None], partitions: int, seed: int) -> tuple[float, float]:
+    from pyspark.sql import functions as F
+
     rows = [(x,) for x in xs]
     random.Random(seed).shuffle(rows)
     df = spark.createDataFrame(rows, "x double")
     for step in helper_columns("x", "h"):
         df = df.selectExpr("*", *step)
     df = df.repartition(partitions)
-    got = df.groupBy().agg(exact_double_sum("h").alias("s"), exact_double_avg("h").alias("a"))
+    got = df.groupBy().agg(
+        F.expr(exact_sum_sql("h")[0]).alias("s"), F.expr(exact_avg_sql("h")).alias("a")
+    )
     s, a = got.collect()[0]
     return s, a
 

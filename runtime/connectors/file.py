@@ -23,7 +23,7 @@ from geaflow_sql.core.catalog import TableInfo
 from geaflow_sql.core.config import Config
 from geaflow_sql.core.errors import ConfigError, DataError
 from runtime.context import RuntimeContext
-from runtime.expressions import spark_ident
+from runtime.expressions import cast_as, spark_ident
 from runtime.spark_adapter import is_connect
 
 from .base import Connector, ReadRequest, WriteRequest
@@ -318,8 +318,7 @@ class FileConnector(Connector):
         for out_idx, col_idx in enumerate(req.projection):
             column = req.table.columns[col_idx]
             src = names.get(column.name.lower())
-            value = "NULL" if src is None else spark_ident(src)
-            cols.append(f"CAST({value} AS {T.spark_sql_type(column.type)}) AS c{out_idx}")
+            cols.append(cast_as(src, T.spark_sql_type(column.type), f"c{out_idx}"))
         if not checks:
             return df.selectExpr(*cols)
         record = spark_ident(BAD_RECORD)
@@ -369,7 +368,6 @@ class FileConnector(Connector):
 
     # ---------------------------------------------------------------- writes
     def write(self, ctx: RuntimeContext, df: Any, req: WriteRequest) -> int:
-
         table, options = req.table, req.options
         raw = option(options, PATH)
         if raw in (None, ""):

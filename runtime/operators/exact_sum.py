@@ -34,8 +34,6 @@ against Spark's plain sums (``geaflow.dsl.sum.exact = false``).
 
 from __future__ import annotations
 
-from typing import Any
-
 BANDS = range(-4, 4)  # 2^-128 .. 2^128, 32 binary orders each
 POSITIONS = range(BANDS[0], BANDS[-1] + 3)  # where a band's three limbs land
 _LOW, _HIGH = 2.0**-128, 2.0**128
@@ -103,14 +101,7 @@ def exact_sum_sql(name: str) -> tuple[str, str]:
     )
 
 
-def exact_double_sum(name: str) -> Any:
-    from pyspark.sql import functions as F
-
-    return F.expr(exact_sum_sql(name)[0])
-
-
-def exact_double_avg(name: str) -> Any:
-    from pyspark.sql import functions as F
-
+def exact_avg_sql(name: str) -> str:
+    """Spark SQL text of the exact average: ``exact_sum_sql``'s sum over its count."""
     total, count = exact_sum_sql(name)
-    return F.expr(f"({total}) / {count}")
+    return f"({total}) / {count}"

@@ -29,7 +29,7 @@ from runtime.connectors.base import ReadRequest
 from runtime.connectors.registry import connector_for
 from runtime.env import Env
 from runtime.expressions import column, spark_sql
-from runtime.operators.exact_sum import exact_sum_sql, helper_columns
+from runtime.operators.exact_sum import exact_avg_sql, exact_sum_sql, helper_columns
 from runtime.operators.literal_rows import python_rows, spark_schema
 
 
@@ -107,6 +107,12 @@ def exact_sum_applies(call: AggCall, input_types: list[Any], exact_sums: bool = 
     )
 
 
+def sum_or_zero(total: str, spark_type: str) -> str:
+    """SQL text of a SUM as GeaFlow gives it: starting from 0, so a group whose
+    values are all null sums to 0; cast to ``spark_type``."""
+    return f"coalesce(CAST({total} AS {spark_type}), CAST(0 AS {spark_type}))"
+
+
 def aggregate_sql(call: AggCall, input_types: list[Any], exact_sums: bool = True) -> str:
     """Spark SQL text of a built-in aggregate call over columns ``c0..cN``.
 
@@ -128,14 +134,11 @@ def aggregate_sql(call: AggCall, input_types: list[Any], exact_sums: bool = True
     if exact_sum_applies(call, input_types, exact_sums):
         # The same doubles whatever the partitioning, over the helper
         # columns ``aggregate`` added (exact_sum).
-        total, count = exact_sum_sql(f"__x{call.args[0]}")
         if name == "AVG":
-            return f"({total}) / {count}"
-        return f"coalesce(CAST({total} AS {spark_type}), CAST(0 AS {spark_type}))"
+            return exact_avg_sql(f"__x{call.args[0]}")
+        return sum_or_zero(exact_sum_sql(f"__x{call.args[0]}")[0], spark_type)
     if name == "SUM":
-        # GeaFlow's SUM starts from 0: a group whose values are all null sums to 0.
-        total = f"sum(DISTINCT {arg})" if call.distinct else f"sum({arg})"
-        return f"coalesce(CAST({total} AS {spark_type}), CAST(0 AS {spark_type}))"
+        return sum_or_zero(f"sum(DISTINCT {arg})" if call.distinct else f"sum({arg})", spark_type)
     x = f"CAST({arg} AS DOUBLE)"
     if name == "AVG":
         return f"avg(DISTINCT {x})" if call.distinct else f"avg({x})"

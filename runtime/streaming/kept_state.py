@@ -46,6 +46,7 @@ from planner.logical import (
     walk,
 )
 from runtime.env import Env
+from runtime.operators.relational import sum_or_zero
 from runtime.stores.arrow_parts import collect_small
 
 _APPEND_ONLY = (TableScan, Project, Filter, Correlate)
@@ -175,8 +176,9 @@ def touched_groups(env: Env, node: Aggregate, window_rows: Any, so_far_before: A
     def partials(rows: Any) -> Any:
         # SQL text: a Column per function would be py4j round trips each.
         group = [F.expr(f"c{g} AS {k}") for g, k in zip(node.group, keys, strict=True)]
+        first = {"COUNT": "count", "SUM": "sum", "MIN": "min", "MAX": "max"}
         values = [
-            F.expr(f"{call.function.lower()}({f'c{call.args[0]}' if call.args else 1}) AS {name}")
+            F.expr(f"{first[call.function]}({f'c{call.args[0]}' if call.args else 1}) AS {name}")
             for call, name in zip(node.calls, parts, strict=True)
         ]
         return rows.groupBy(*group).agg(*values)
@@ -246,8 +248,7 @@ def _finals(node: Aggregate, merged: Any, keys: list[str], parts: list[str]) -> 
         value = name
         if call.function == "SUM":
             # As the aggregate operator: a group of NULLs sums to 0.
-            spark_type = T.spark_sql_type(call.type)
-            value = f"coalesce(CAST({name} AS {spark_type}), CAST(0 AS {spark_type}))"
+            value = sum_or_zero(name, T.spark_sql_type(call.type))
         elif call.function == "COUNT":
             value = f"CAST({name} AS {T.spark_sql_type(call.type)})"
         out.append(f"{value} AS c{len(keys) + j}")
