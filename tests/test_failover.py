@@ -15,6 +15,8 @@ import subprocess
 import time
 from pathlib import Path
 
+import pytest
+
 from tests.cli_process import start_cli
 
 WINDOWS = 10
@@ -109,3 +111,42 @@ def test_killed_job_resumes_and_writes_every_row_exactly_once(session, tmp_path)
     assert resumed_from == sorted(resumed_from) and resumed_from[-1] > resumed_from[0]
     assert sorted_lines(work / "out" / "pairs.txt") == expected_pairs
     assert sorted_lines(work / "out" / "degrees.txt") == expected_degrees
+
+
+def test_a_job_stopped_after_its_last_window_but_not_marked_finished_ends_on_restart(
+    session, tmp_path, monkeypatch
+):
+    # What a kill leaves between the checkpoint of the last window and the
+    # mark that the job finished: the restart has no window left to read,
+    # runs its statements once more over nothing new (the graph read back
+    # from the checkpoint), adds no row, and finishes.
+    from geaflow_sql import Session
+    from runtime.streaming.checkpoint import JobCheckpoint
+
+    def run(folder: Path, checkpoint: Path) -> None:
+        conf = {"geaflow.dsl.checkpoint.dir": str(checkpoint)}
+        script = (folder / "job.gql").read_text()
+        Session(spark=session.spark, base_dir=str(folder), conf=conf).execute(script)
+
+    clean = tmp_path / "clean"
+    make_inputs(clean)
+    run(clean, tmp_path / "clean_checkpoint")
+    work = tmp_path / "work"
+    make_inputs(work)
+    checkpoint = tmp_path / "checkpoint"
+    real_commit = JobCheckpoint.commit
+
+    def killed_before_finishing(self, state):
+        if state.get("finished"):
+            raise RuntimeError("killed before the job was marked finished")
+        return real_commit(self, state)
+
+    monkeypatch.setattr(JobCheckpoint, "commit", killed_before_finishing)
+    with pytest.raises(Exception, match="killed before the job was marked finished"):
+        run(work, checkpoint)
+    assert committed_window(checkpoint) == WINDOWS - 1
+    monkeypatch.undo()
+    run(work, checkpoint)
+    assert committed_window(checkpoint) == WINDOWS  # finished
+    for name in ("pairs.txt", "degrees.txt"):
+        assert sorted_lines(work / "out" / name) == sorted_lines(clean / "out" / name)

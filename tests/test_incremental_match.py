@@ -500,3 +500,57 @@ def test_vertex_labels_of_different_id_types_walk_as_on_spark(spark, tmp_path):
         out[engine] = [Counter(w) for w in windows_of(folder / "paths.txt")]
     assert out["auto"] == out["distributed"]
     assert sum(out["auto"], Counter())  # some paths
+
+
+QUIET_WINDOWS = (
+    """
+CREATE TABLE people (id bigint, name varchar) WITH (type='file',
+  geaflow.dsl.file.path='people.txt');
+CREATE TABLE edges (s bigint, t bigint, type varchar, w double) WITH (type='file',
+  geaflow.dsl.file.path='edges.txt', geaflow.dsl.window.size = 2);
+CREATE GRAPH q (
+  Vertex person (id bigint ID, name varchar),
+  Edge knows (s bigint SOURCE ID, t bigint DESTINATION ID, w double),
+  Edge likes (s bigint SOURCE ID, t bigint DESTINATION ID, w double)
+) WITH (storeType='memory');
+USE GRAPH q;
+INSERT INTO q.person SELECT id, name FROM people;
+INSERT INTO q.knows SELECT s, t, w FROM edges WHERE type = 'knows';
+INSERT INTO q.likes SELECT s, t, w FROM edges WHERE type = 'likes';
+"""
+    + sink("pairs", "a bigint, w double, heavy boolean, f float", "pairs.txt")
+    + """
+INSERT INTO pairs MATCH (a:person)-[e:knows]->(b:person)
+  RETURN a.id, e.w, e.w > 0.5, CAST(e.w AS float);
+"""
+)
+
+
+@pytest.mark.parametrize("path", list(ENGINES))
+def test_a_window_writing_none_of_the_patterns_edges_emits_no_rows(spark, tmp_path, spy, path):
+    # Window 1 writes only edges of another label, window 2 writes nothing:
+    # neither adds a path, and the empty result is written as any other is,
+    # whatever its columns' types (doubles, floats and booleans printed on
+    # the driver too).
+    from geaflow_sql import Session
+
+    write(tmp_path / "people.txt", "".join(f"{i},p{i}\n" for i in range(1, 5)))
+    edges = [
+        "1,2,knows,0.7",
+        "2,3,knows,0.25",
+        "1,3,likes,0.5",
+        "3,4,likes,0.5",
+        "1,4,other,1.0",
+        "2,4,other,1.0",
+        "3,1,knows,1.5",
+    ]
+    write(tmp_path / "edges.txt", "".join(e + "\n" for e in edges))
+    Session(spark=spark, base_dir=str(tmp_path), conf=ENGINES[path]).execute(QUIET_WINDOWS)
+    assert [sorted(w) for w in windows_of(tmp_path / "pairs.txt")] == [
+        ["1,0.7,true,0.7", "2,0.25,false,0.25"],
+        [],
+        [],
+        ["3,1.5,true,1.5"],
+    ]
+    if path == "local":
+        assert spy["pairs"][:2] == ["local", "local"], spy

@@ -392,9 +392,11 @@ def _arrow_error() -> type[Exception]:
 
 
 def _empty(top: LogicalNode) -> Any:
+    """No rows, in the Spark path's types (as every result leaves here: a
+    sink printing them on the driver reads its columns' types)."""
     import pyarrow as pa
 
-    return pa.table({f"c{i}": pa.nulls(0) for i in range(len(top.schema))})
+    return typed(pa.table({f"c{i}": pa.nulls(0) for i in range(len(top.schema))}), top.schema)
 
 
 def _concat(tables: list[Any]) -> Any:
