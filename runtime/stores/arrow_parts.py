@@ -113,6 +113,24 @@ def write_part_file(folder: Path, rows: Any) -> None:
     (folder / "_SUCCESS").touch()
 
 
+def read_part_file(folder: Path, limit: int) -> Any | None:
+    """The rows of a part in ``folder`` (as ``write_part_file`` or Spark writes
+    one), read on the driver, when its Parquet files hold at most ``limit``
+    bytes on disk and their rows at most ``limit`` in memory; else None (also
+    when the folder is not on this machine's file system or holds no file)."""
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    if limit <= 0 or not folder.is_dir():
+        return None
+    files = sorted(f for f in folder.iterdir() if f.suffix == ".parquet" and f.name[0] not in "._")
+    if not files or sum(f.stat().st_size for f in files) > limit:
+        return None
+    tables = [pq.read_table(f) for f in files]
+    rows = tables[0] if len(tables) == 1 else pa.concat_tables(tables, promote_options="default")
+    return rows if rows.nbytes <= limit else None
+
+
 def ordered(rows: Any, write_no: int) -> Any:
     """``rows`` with the write number and each row's place in the write."""
     import numpy as np

@@ -10,6 +10,7 @@ from __future__ import annotations
 import threading
 import weakref
 from collections.abc import Callable
+from pathlib import Path
 from typing import Any
 
 from geaflow_sql.core import types as T
@@ -31,6 +32,7 @@ from .arrow_parts import (
     declared_schema,
     latest_rows,
     ordered,
+    read_part_file,
 )
 
 
@@ -398,26 +400,55 @@ class MemoryStore:
     def _append(
         self, label: str, is_vertex: bool, df: Any, windowed: bool, local_limit: int
     ) -> int:
+        rows = collect_small(df, local_limit)
+        if rows is not None:
+            return self._append_rows(df.sparkSession, label, is_vertex, rows, windowed)
         info = self.info(label, is_vertex)
         self.writes += 1
         # Keeping each id's last row here costs a stage of this job and saves
         # one in every later read of the label.  (A windowed job's
         # incremental reads want every row a window wrote.)
         unique = is_vertex and not windowed
-        rows = collect_small(df, local_limit)
-        if rows is not None:
-            written = rows.num_rows
-            rows = ordered(rows, self.writes)
-            if unique:
-                rows = latest_rows(rows, info.id_field)
-            new = self._from_rows(df.sparkSession, info, rows)
-        else:
-            df, count = counting(df)
-            new = with_order(df, self.writes)
-            if unique:
-                new = latest_vertices(new, info.id_field)
-            new = new.localCheckpoint(eager=True)
-            written = count()
+        df, count = counting(df)
+        new = with_order(df, self.writes)
+        if unique:
+            new = latest_vertices(new, info.id_field)
+        new = new.localCheckpoint(eager=True)
+        self._add_part(info, is_vertex, new, unique, windowed)
+        return int(count())
+
+    def _append_rows(
+        self, spark: Any, label: str, is_vertex: bool, rows: Any, windowed: bool
+    ) -> int:
+        """``_append`` of rows held on the driver (Arrow): they stay held."""
+        info = self.info(label, is_vertex)
+        self.writes += 1
+        unique = is_vertex and not windowed
+        written = int(rows.num_rows)
+        rows = ordered(rows, self.writes)
+        if unique:
+            rows = latest_rows(rows, info.id_field)
+        self._add_part(info, is_vertex, self._from_rows(spark, info, rows), unique, windowed)
+        return written
+
+    def restore_part(
+        self, spark: Any, label: str, is_vertex: bool, path: str, local_limit: int
+    ) -> None:
+        """Add a part a checkpoint wrote (a Parquet folder) as the next
+        version.  One of at most ``local_limit`` bytes is read on the driver
+        and held there, as the write that made it was (no Spark job, and the
+        local engine goes on reading the graph after a restart); a larger one
+        is read by Spark."""
+        rows = read_part_file(Path(path), local_limit)
+        with self._lock:
+            if rows is None:
+                self._append(label, is_vertex, spark.read.parquet(path), False, 0)
+            else:
+                schema = declared_schema(self.info(label, is_vertex), with_order=False)
+                self._append_rows(spark, label, is_vertex, as_declared(rows, schema), False)
+
+    def _add_part(self, info: Any, is_vertex: bool, new: Any, unique: bool, windowed: bool) -> None:
+        """Make ``new`` (version ``writes``) the label's latest part."""
         if unique:
             self.unique_parts.add(id(new))
         key = (info.label, is_vertex)
@@ -440,4 +471,3 @@ class MemoryStore:
                     None if held is None else held.drop_columns(list(ORDER_COLUMNS)),
                 )
             )
-        return written

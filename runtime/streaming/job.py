@@ -32,7 +32,12 @@ from dataclasses import dataclass, field, replace
 from typing import Any
 
 from geaflow_sql.core import types as T
-from geaflow_sql.core.config import BATCH_PER_CHECKPOINT, JOB_CHECKPOINT_DIR, table_options
+from geaflow_sql.core.config import (
+    BATCH_PER_CHECKPOINT,
+    JOB_CHECKPOINT_DIR,
+    STORE_LOCAL_MAX_BYTES,
+    table_options,
+)
 from geaflow_sql.core.errors import ConfigError, GeaflowError
 from planner.graph_nodes import GraphAlgorithm
 from planner.logical import (
@@ -227,13 +232,14 @@ class WindowedJob:
             st.versions = dict(counts.get("versions", {}))
             st.written = int(counts.get("written", 0))
         graphs = state.get("graphs", {})
+        local_limit = ctx.config.get_int(STORE_LOCAL_MAX_BYTES)
         for key, parts in graphs.get("memory", {}).items():
             graph = ctx.catalog.graph(tuple(key.split(".", 1)))
             if graph is None:
                 continue
             store = ctx.stores.store(ctx, graph)
             for path, label, is_vertex in parts:
-                store.append(label, is_vertex, ctx.spark.read.parquet(path), windowed=False)
+                store.restore_part(ctx.spark, label, is_vertex, path, local_limit)
             self.graph_parts[key] = [list(p) for p in parts]
         checkpointed = []
         for key, manifest in graphs.get("persistent", {}).items():
