@@ -44,26 +44,46 @@ class TreeBuilder(Transformer_NonRecursive, ExpressionRules, QueryRules, GqlRule
         # Where each ``?`` starts in the text -> its number, counted as the
         # lexer meets them (in text order; nodes are folded in another order).
         self.parameter_numbers: dict[int, int] = {}
-        # Rule name -> (its method, its ``v_args`` wrapper): Lark looks both
-        # up per node, making a new wrapper (``functools.update_wrapper``)
-        # each time, a tenth of a parse.
-        self._rules: dict[str, tuple[Any, Any]] = {}
+        # ``_fold`` as a plain bound method: a public method of a ``v_args``
+        # class is a descriptor making a new wrapper (``functools.update_wrapper``)
+        # at each lookup, and this one is looked up for every node.
+        self.fold = self._fold
 
-    def fold(self, node: Tree) -> Any:
+    def _fold(self, node: Tree) -> Any:
         """The syntax of one parse tree node whose children are syntax already."""
-        rule = self._rules.get(node.data)
-        if rule is None:
-            method: Any = getattr(self, node.data, None)
-            wrapper = getattr(method, "visit_wrapper", None)
-            if wrapper is None:  # (no method, or one without v_args: Lark's own way)
-                return self._call_userfunc(node, node.children)
-            rule = self._rules[node.data] = (method.base_func, wrapper)
+        rule = _rule_of(type(self), node.data)
+        if rule is None:  # (no method, or one without v_args: Lark's own way)
+            return self._call_userfunc(node, node.children)
+        function, wrapper = rule
         try:
-            return rule[1](rule[0], node.data, node.children, node.meta)
+            return wrapper(function.__get__(self), node.data, node.children, node.meta)
         except GrammarError:
             raise
         except Exception as err:  # as Lark's _call_userfunc reports a rule's error
             raise VisitError(node.data, node, err) from err
+
+
+# (builder class, rule name) -> (the rule's function, its ``v_args`` wrapper),
+# or None when the class has no such method made by ``v_args``: read from the
+# classes once, not through the descriptor Lark's wrapper is, which makes a
+# new wrapper per lookup.
+_RULES: dict[tuple[type, str], tuple[Any, Any] | None] = {}
+
+
+def _rule_of(cls: type, name: str) -> tuple[Any, Any] | None:
+    key = (cls, name)
+    if key not in _RULES:
+        found = None
+        for klass in cls.__mro__:
+            if name in klass.__dict__:
+                value = klass.__dict__[name]
+                wrapper = getattr(value, "visit_wrapper", None)
+                function = getattr(value, "base_func", None)
+                if wrapper is not None and callable(getattr(function, "__get__", None)):
+                    found = (function, wrapper)
+                break
+        _RULES[key] = found
+    return _RULES[key]
 
 
 class FoldingTree(Tree):

@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from lark import Lark
+from lark.parse_tree_builder import PropagatePositions
 
 from geaflow_sql.core.cache import cache_dir
 
@@ -47,6 +48,12 @@ def _cache_path() -> str | None:
 def parser() -> Lark:
     """The script parser (LALR, contextual lexer, positions on every node,
     nodes folded into syntax as they are made: ``builder.FoldingTree``)."""
+    return _inlining_fast(lark_parser())
+
+
+def lark_parser() -> Lark:
+    """A new Lark parser of the grammar, placing every node as Lark does
+    (``parser`` is this one with ``_PassSingleChild``)."""
     # Lark logs shift/reduce resolutions at DEBUG; keep them out of user output.
     logging.getLogger("lark").setLevel(logging.WARNING)
     text = grammar_text()
@@ -65,3 +72,44 @@ def parser() -> Lark:
         return Lark(text, cache=path, **options)
     except OSError:  # no writable cache: build the tables in memory
         return Lark(text, **options)
+
+
+class _PassSingleChild:
+    """A ``?rule``'s reduction that hands its one child up as it is.
+
+    Lark places every reduced node (``PropagatePositions``), also the child a
+    ``?rule`` hands up unchanged, which already has its place: the wrapper
+    sets it again to the same values.  An expression's precedence levels are
+    such rules, so that was several idle calls per operand (a fifth of a
+    script's parse time).  Here a reduction whose one child comes back as
+    the result returns it; any other goes through Lark's own placing."""
+
+    __slots__ = ("build", "place")
+
+    def __init__(self, place: PropagatePositions) -> None:
+        self.place = place
+        self.build = place.node_builder
+
+    def __call__(self, children: list[Any]) -> Any:
+        if len(children) != 1:
+            return self.place(children)
+        made = self.build(children)
+        if made is children[0]:
+            return made
+        # (one child filtered out, say: place the node Lark made, as Lark does)
+        return PropagatePositions(lambda _: made, self.place.node_filter)(children)
+
+
+def _inlining_fast(lark: Lark) -> Lark:
+    """``lark`` with its ``?rule`` reductions as ``_PassSingleChild``.  (The
+    parser reads the callbacks from this dict; left as they are when a Lark
+    release keeps them elsewhere.)"""
+    callbacks = getattr(lark, "_callbacks", None)
+    if not isinstance(callbacks, dict):
+        return lark
+    for rule, callback in list(callbacks.items()):
+        options = getattr(rule, "options", None)
+        inlined = options is not None and options.expand1 and not getattr(rule, "alias", None)
+        if inlined and type(callback) is PropagatePositions:
+            callbacks[rule] = _PassSingleChild(callback)
+    return lark

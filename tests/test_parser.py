@@ -56,6 +56,56 @@ def test_every_node_has_a_span(corpus):
                 assert 0 <= node.span.start < node.span.end <= len(text), (path.name, node)
 
 
+def _expression(rng, depth: int = 0) -> str:
+    if depth > 4 or rng.random() < 0.3:
+        return rng.choice(["a", "t.b", "1", "2.5e3", "'x'", "NULL", "TRUE", "?", "-c", "NOT d"])
+    left, right = _expression(rng, depth + 1), _expression(rng, depth + 1)
+    return rng.choice(
+        [
+            f"{left} + {right} * {left}",
+            f"({left} OR {right}) AND NOT {right}",
+            f"{left} BETWEEN {right} AND {left}",
+            f"CASE WHEN {left} > {right} THEN {left} ELSE -({right}) END",
+            f"f({left}, {right}) || {left}",
+            f"{left} IS NOT NULL = {right} IN ({left}, {right})",
+            f"CAST({left} AS double) % {right}",
+        ]
+    )
+
+
+def test_nodes_and_errors_are_placed_as_larks_own_placing_does(corpus, monkeypatch):
+    # parser() hands a ?rule's one child up without Lark placing it again
+    # (grammar.loader._PassSingleChild): each node's span and each error's
+    # position must be those Lark's own placing gives, on corpus scripts, on
+    # the same cut anywhere (errors), and on deep generated expressions.
+    import random
+
+    import grammar.parser as grammar_parser
+    from grammar.loader import lark_parser, parser
+
+    callbacks = parser()._callbacks  # noqa: SLF001 - the fast path is in place
+    assert any(type(cb).__name__ == "_PassSingleChild" for cb in callbacks.values())
+    rng = random.Random(3)
+    texts = [p.read_text(encoding="utf-8") for p in corpus_scripts(corpus)[::3]]
+    texts += [t[: rng.randrange(len(t) + 1)] for t in texts]
+    texts += [
+        f"SELECT {_expression(rng)} AS v\nFROM t\nWHERE {_expression(rng)};" for _ in range(150)
+    ]
+
+    def outcome(text: str) -> object:
+        try:
+            root = geaflow_sql.parse(text)
+        except ParseError as err:
+            return ("error", err.line, err.column, err.message)
+        return repr(root), [(type(n).__name__, n.span) for n in s.descendants(root)]
+
+    fast = [outcome(t) for t in texts]
+    assert sum(isinstance(o, tuple) and o[0] == "error" for o in fast) > 20
+    plain = lark_parser()
+    monkeypatch.setattr(grammar_parser, "parser", lambda: plain)
+    assert [outcome(t) for t in texts] == fast
+
+
 def test_statement_spans_cover_their_text():
     text = "SET a = 1;\nSELECT x\n  FROM t;\n"
     script = geaflow_sql.parse(text)
