@@ -131,6 +131,11 @@ def main(argv: list[str] | None = None) -> int:
         )
     except GeaflowError as err:
         err.with_context(text=text, source=source)
+        if debug and err.__context__ is not None:
+            # The failure an execution error stands for (Spark's, pyarrow's, ours).
+            import traceback
+
+            traceback.print_exception(err.__context__, file=sys.stderr)
         print(err.format(), file=sys.stderr)
         return 1
     except KeyboardInterrupt:

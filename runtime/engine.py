@@ -156,6 +156,13 @@ class ScriptRun:
     ) -> StatementResult:
         result.statement = self.script.statement_text(bound.syntax)
         result.line = bound.syntax.span.line
+        if result.query is not None:
+            # Rows are fetched after the statement ran: a failure then (a bad
+            # row Spark meets as it reads) names the statement too.
+            span, script = bound.syntax.span, self.script
+            result.query.on_error = lambda err: (
+                translate(err).at(span).with_context(text=script.text, source=script.source)
+            )
         result.seconds = seconds
         return result
 

@@ -50,7 +50,9 @@ class QueryResult:
         self.columns = list(names)
         self.types = list(types)
         self._arrow: Any = arrow
-        self._on_error = on_error
+        # What a failure to fetch the rows becomes (the statement's error,
+        # placed at it: ``ScriptRun`` sets it).
+        self.on_error = on_error
         # (table, pyspark Observation) of text scans that skip bad rows.
         self.bad_row_observations: list[tuple[str, Any]] = []
         # The statement's profile, charged with the fetch (geaflow.dsl.profile).
@@ -72,8 +74,8 @@ class QueryResult:
                 with recording(self.profile), phase("spark"):
                     table = self._df.toArrow()
             except Exception as err:
-                if self._on_error is not None:
-                    raise self._on_error(err) from None
+                if self.on_error is not None:
+                    raise self.on_error(err) from None
                 raise
             if table.num_columns == len(self.columns):
                 table = table.rename_columns(self.columns)

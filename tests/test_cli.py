@@ -91,6 +91,40 @@ def test_unknown_table_stops_at_that_statement(workdir):
     assert "| a" not in proc.stdout  # nothing after the failing statement ran
 
 
+def test_a_bad_row_met_while_fetching_a_query_names_the_query(workdir):
+    # A SELECT's rows are read after the statement ran: the bad row Spark
+    # meets then is still the statement's error, at its line and column.
+    # With GEAFLOW_SQL_DEBUG=1 the same message follows the traceback of
+    # what it stands for (Spark's exception).
+    (workdir / "bad_row.txt").write_text("1,a\nx,b\n", encoding="utf-8")
+    (workdir / "debug.gql").write_text(
+        "CREATE TABLE t (id bigint, name varchar)"
+        " WITH (type='file', geaflow.dsl.file.path='bad_row.txt');\n"
+        "SELECT id FROM t;\n",
+        encoding="utf-8",
+    )
+    where = "debug.gql:2:1: data error: in file:"
+    why = "bad_row.txt line 2: cannot read a row of t (id BIGINT, name VARCHAR) from x,b"
+    plain = run_cli(["-f", "debug.gql", "-q"], workdir)
+    assert plain.returncode == 1
+    assert plain.stderr.startswith(where) and why in plain.stderr
+    assert "Traceback" not in plain.stderr
+    env = dict(os.environ, GEAFLOW_SQL_DEBUG="1")
+    env["PYTHONPATH"] = str(ROOT) + os.pathsep + env.get("PYTHONPATH", "")
+    debug = subprocess.run(
+        [sys.executable, "-m", "geaflow_sql.cli", "-f", "debug.gql", "-q"],
+        cwd=workdir,
+        capture_output=True,
+        text=True,
+        timeout=300,
+        env=env,
+    )
+    assert debug.returncode == 1
+    err = debug.stderr
+    assert err.index("Traceback") < err.index("GEAFLOW_BAD_ROW") < err.index(where)
+    assert why in err
+
+
 def test_check_plans_without_running(workdir):
     proc = run_cli(
         [
