@@ -80,9 +80,9 @@ class _PassSingleChild:
     Lark places every reduced node (``PropagatePositions``), also the child a
     ``?rule`` hands up unchanged, which already has its place: the wrapper
     sets it again to the same values.  An expression's precedence levels are
-    such rules, so that was several idle calls per operand (a fifth of a
-    script's parse time).  Here a reduction whose one child comes back as
-    the result returns it; any other goes through Lark's own placing."""
+    such rules, so that was several idle calls per operand.  Here a
+    reduction whose one child comes back as the result returns it; any
+    other goes through Lark's own placing."""
 
     __slots__ = ("build", "place")
 
