@@ -19,7 +19,7 @@ from planner.expressions import type_of
 from planner.graph_nodes import EdgeMatch, GraphAlgorithm, GraphLabelScan, VertexMatch
 from runtime.algorithms.base import AlgorithmGraph, LazyFrame
 from runtime.env import Env
-from runtime.expressions import cast_as, cast_column, column, spark_ident, spark_sql
+from runtime.expressions import cast_as, cast_column, spark_ident, spark_sql
 from runtime.held import hold, rows_of
 from runtime.spark_adapter import fits_broadcast
 from runtime.stores.written import written_held, written_since
@@ -181,22 +181,22 @@ def edge_match(env: Env, node: EdgeMatch, inputs: list[Any]) -> Any:
         joined = _target_first(path, edges, vertices, node, n)
         if joined is not None:
             return joined.selectExpr(*names, f"e AS c{n}", f"v AS c{n + 1}")
-    meets = F.expr("__at = v.`~id`")
+    meets = "__at = v.`~id`"
     if node.is_loop:
         # A run of no hops ends at its start vertex itself (not at another
         # label's vertex with the same id); a run of hops ends at a vertex
         # that passed the loop's body (_loop checked that one such exists).
-        hopped = F.col("__hops") > 0
+        hopped = "__hops > 0"
         if node.via_end and node.has_body:
-            vertices = vertices.select(F.col("v").alias("c0")).select(
-                F.col("c0").alias("v"), _body_test(node).alias("__body")
+            vertices = vertices.selectExpr("v AS c0").selectExpr(
+                "c0 AS v", f"{_body_test(node)} AS __body"
             )
-            hopped = hopped & F.col("__body")
+            hopped = f"({hopped} AND __body)"
         if node.min_hops == 0:
-            start_label = F.col(f"c{node.source}.`~label`")
-            hopped = hopped | ((F.col("__hops") == 0) & (F.col("v.`~label`") == start_label))
-        meets = meets & hopped
-    joined = ends.join(vertices, meets, "inner")
+            start = f"(__hops = 0 AND v.`~label` = c{node.source}.`~label`)"
+            hopped = f"({hopped} OR {start})"
+        meets = f"{meets} AND {hopped}"
+    joined = ends.join(vertices, F.expr(meets), "inner")
     return joined.selectExpr(*names, f"__edge AS c{n}", *run, f"v AS c{target}")
 
 
@@ -222,15 +222,15 @@ def _target_first(path: Any, edges: Any, vertices: Any, node: EdgeMatch, n: int)
     return path.join(reaching, F.expr(f"c{node.source}.`~id` = e.`~src`"), "inner")
 
 
-def _body_test(node: EdgeMatch) -> Any:
-    """Whether the vertex in column ``c0`` passes a loop's body: its labels and filter."""
-    from pyspark.sql import functions as F
-
-    test = F.lit(True)
+def _body_test(node: EdgeMatch) -> str:
+    """SQL: whether the vertex in column ``c0`` passes a loop's body, its
+    labels and filter."""
+    test = "true"
     if node.via_labels:
-        test = F.col(f"c0.`{T.LABEL_FIELD}`").isin(*node.via_labels)
+        labels = ", ".join(_text(label) for label in node.via_labels)
+        test = f"c0.`{T.LABEL_FIELD}` IN ({labels})"
     if node.via_filter is not None:
-        test = test & F.coalesce(column(node.via_filter), F.lit(False))
+        test = f"({test} AND coalesce({spark_sql(node.via_filter)}, false))"
     return test
 
 
@@ -251,20 +251,20 @@ def _loop(env: Env, node: EdgeMatch, path: Any, edges: Any, names: list[str]) ->
     is emitted before that test when the body does not hold at its end.
     """
     from pyspark.sql import functions as F
-    from pyspark.sql import types as ST
 
-    etype = T.to_spark_type(node.edge_type)
-    vtype = T.to_spark_type(node.vertex_type)
-    at = F.col(f"c{node.source}.`~id`")
-    starts = path.select(at.alias("__from")).where(F.col("__from").isNotNull()).distinct()
+    # (SQL text, not Column calls, each a dozen py4j round trips)
+    etype = T.spark_sql_type(node.edge_type)
+    vtype = T.spark_sql_type(node.vertex_type)
+    starts = path.selectExpr(f"c{node.source}.`~id` AS __from").where("__from IS NOT NULL")
+    starts = starts.distinct()
     # (kept when the final union first computes it: no job of its own)
     starts = starts.localCheckpoint(eager=False)
     # A kept run: its edges so far, the vertices between them, and (in the
     # frontier) the vertex it stands at, to add once it moves on.
     run = ["__redges", "__rverts"] if node.keep_run else []
     no_run = [
-        F.array().cast(ST.ArrayType(etype)).alias("__redges"),
-        F.array().cast(ST.ArrayType(vtype)).alias("__rverts"),
+        f"CAST(array() AS ARRAY<{etype}>) AS __redges",
+        f"CAST(array() AS ARRAY<{vtype}>) AS __rverts",
     ]
     # A search by cost: each walk's cost so far, each edge's own (an edge of
     # null cost is not taken).
@@ -279,26 +279,26 @@ def _loop(env: Env, node: EdgeMatch, path: Any, edges: Any, names: list[str]) ->
             .selectExpr("c0 AS e", f"{spark_sql(node.reach_cost)} AS __ecost")
             .where("__ecost IS NOT NULL")
         )
-    walk0 = starts.select(
+    walk0 = starts.selectExpr(
         "__from",
-        F.lit(None).cast(etype).alias("__edge"),
-        F.col("__from").alias("__at"),
-        F.lit(0).alias("__hops"),
+        f"CAST(NULL AS {etype}) AS __edge",
+        "__from AS __at",
+        "0 AS __hops",
         *(no_run if node.keep_run else []),
-        *([F.lit(0).cast(ctype).alias("__cost")] if costs else []),
+        *([f"CAST(0 AS {ctype}) AS __cost"] if costs else []),
     )
     body = vertex_values(env, node.graph, node.via_labels, node.vertex_type)
     body = _filtered(body, "v", node.via_filter)
     if node.keep_run:
         # One vertex per id (where two labels share an id, the least label's).
         body_ids = (
-            body.select(F.col("v.`~id`").alias("__vid"), F.col("v").alias("__atv"))
+            body.selectExpr("v.`~id` AS __vid", "v AS __atv")
             .groupBy("__vid")
-            .agg(F.min_by("__atv", F.col("__atv.`~label`")).alias("__atv"))
+            .agg(F.expr("min_by(__atv, __atv.`~label`) AS __atv"))
         )
-        frontier0 = walk0.select("*", F.lit(None).cast(vtype).alias("__atv"))
+        frontier0 = walk0.selectExpr("*", f"CAST(NULL AS {vtype}) AS __atv")
     else:
-        body_ids = body.select(F.col("v.`~id`").alias("__vid"))
+        body_ids = body.selectExpr("v.`~id` AS __vid")
         frontier0 = walk0
     levels: list[Any] = []
     state = {"frontier": frontier0}
@@ -355,34 +355,32 @@ def _loop(env: Env, node: EdgeMatch, path: Any, edges: Any, names: list[str]) ->
         return reached
 
     def step(round_no: int) -> tuple[bool, Any]:
+        # (SQL text, not Column calls: a round is built once per hop, and
+        # each Column is a dozen py4j round trips)
         hop = round_no + 1
         frontier = state["frontier"]
         kept = []
         if node.keep_run:
             kept = [
-                F.concat(F.col("__redges"), F.array(F.col("e"))).alias("__redges"),
-                F.when(F.col("__hops") > 0, F.concat(F.col("__rverts"), F.array(F.col("__atv"))))
-                .otherwise(F.col("__rverts"))
-                .alias("__rverts"),
+                "concat(__redges, array(e)) AS __redges",
+                "CASE WHEN __hops > 0 THEN concat(__rverts, array(__atv)) ELSE __rverts END"
+                " AS __rverts",
             ]
         if costs:
-            kept.append((F.col("__cost") + F.col("__ecost").cast(ctype)).alias("__cost"))
-        reached = frontier.join(edges, F.col("__at") == F.col("e.`~src`"), "inner").select(
-            "__from",
-            F.col("e").alias("__edge"),
-            F.col("e.`~dst`").alias("__at"),
-            F.lit(hop).alias("__hops"),
-            *kept,
+            kept.append(f"__cost + CAST(__ecost AS {ctype}) AS __cost")
+        reached = frontier.join(edges, F.expr("__at = e.`~src`"), "inner").selectExpr(
+            "__from", "e AS __edge", "e.`~dst` AS __at", f"{hop} AS __hops", *kept
         )
         more = hop < node.max_hops
         if node.first_reach is not None:
             reached = first_reached(reached)
             # (nothing new reached: no later round reaches anything)
             more = more and not reached.isEmpty()
+        meets = F.expr("__at = __vid")
         if node.keep_run:
-            passed = reached.join(body_ids, F.col("__at") == F.col("__vid"), "inner").drop("__vid")
+            passed = reached.join(body_ids, meets, "inner").drop("__vid")
         else:
-            passed = reached.join(body_ids, F.col("__at") == F.col("__vid"), "left_semi")
+            passed = reached.join(body_ids, meets, "left_semi")
         state["frontier"] = passed
         if hop >= node.min_hops:
             levels.append(passed.drop("__atv") if node.via_end else reached)
@@ -391,17 +389,17 @@ def _loop(env: Env, node: EdgeMatch, path: Any, edges: Any, names: list[str]) ->
     if node.max_hops > 0:
         env.iterate(node, step, node.max_hops)
     if not levels:
-        return path.select(
+        return path.selectExpr(
             *names,
-            F.lit(None).cast(etype).alias("__edge"),
-            at.alias("__at"),
-            F.lit(0).alias("__hops"),
+            f"CAST(NULL AS {etype}) AS __edge",
+            f"c{node.source}.`~id` AS __at",
+            "0 AS __hops",
             *(no_run if node.keep_run else []),
-        ).where(F.lit(False))
+        ).where("false")
     walks = levels[0]
     for lv in levels[1:]:
         walks = walks.unionByName(lv)
-    return path.join(walks, at == F.col("__from"), "inner").select(
+    return path.join(walks, F.expr(f"c{node.source}.`~id` = __from"), "inner").select(
         *names, "__edge", "__at", "__hops", *run
     )
 
