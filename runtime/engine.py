@@ -246,7 +246,6 @@ class ScriptRun:
             None,
             [f.name for f in schema],
             [f.type for f in schema],
-            translate,
             time_zone=statement_time_zone(spark, self.ctx.config.time_zone()),
             arrow=outcome.table,
             spark=spark,
@@ -262,7 +261,6 @@ class ScriptRun:
             frame,
             [f.name for f in schema],
             [f.type for f in schema],
-            translate,
             time_zone=statement_time_zone(self.ctx.spark, self.ctx.config.time_zone()),
         )
         # Rows are fetched later, so bad-row counts are read then.

@@ -50,6 +50,10 @@ from runtime.operators.relational import sum_or_zero
 from runtime.stores.arrow_parts import collect_small
 
 _APPEND_ONLY = (TableScan, Project, Filter, Correlate)
+# A mergeable aggregate's partial value over a window's rows, and how the
+# partial values of two sets of rows merge (by the aggregate's function).
+_PARTIAL = {"COUNT": "count", "SUM": "sum", "MIN": "min", "MAX": "max"}
+_MERGE = {"COUNT": "sum", "SUM": "sum", "MIN": "min", "MAX": "max"}
 
 
 def _not_on_driver() -> tuple[type[BaseException], ...]:
@@ -176,9 +180,8 @@ def touched_groups(env: Env, node: Aggregate, window_rows: Any, so_far_before: A
     def partials(rows: Any) -> Any:
         # SQL text: a Column per function would be py4j round trips each.
         group = [F.expr(f"c{g} AS {k}") for g, k in zip(node.group, keys, strict=True)]
-        first = {"COUNT": "count", "SUM": "sum", "MIN": "min", "MAX": "max"}
         values = [
-            F.expr(f"{first[call.function]}({f'c{call.args[0]}' if call.args else 1}) AS {name}")
+            F.expr(f"{_PARTIAL[call.function]}({f'c{call.args[0]}' if call.args else 1}) AS {name}")
             for call, name in zip(node.calls, parts, strict=True)
         ]
         return rows.groupBy(*group).agg(*values)
@@ -220,13 +223,12 @@ def _merged_in_spark(
         merged = window
     else:
         touched = state.join(_renamed(window, keys), _same(keys), "left_semi")
-        merge = {"COUNT": "sum", "SUM": "sum", "MIN": "min", "MAX": "max"}
         merged = (
             touched.unionByName(window)
             .groupBy(*[F.expr(k) for k in keys])
             .agg(
                 *[
-                    F.expr(f"{merge[call.function]}({name}) AS {name}")
+                    F.expr(f"{_MERGE[call.function]}({name}) AS {name}")
                     for call, name in zip(node.calls, parts, strict=True)
                 ]
             )
@@ -263,17 +265,16 @@ def _merged_groups(
     import pyarrow as pa
     import pyarrow.compute as pc
 
-    merge = {"COUNT": "sum", "SUM": "sum", "MIN": "min", "MAX": "max"}
     tables = [window.append_column("__t", pa.array([1] * window.num_rows, pa.int8()))]
     if state is not None:
         tables.insert(0, state.append_column("__t", pa.array([0] * state.num_rows, pa.int8())))
     groups = (
         pa.concat_tables(tables)
         .group_by(keys)
-        .aggregate([*[(p, merge[k]) for p, k in zip(parts, kinds, strict=True)], ("__t", "max")])
+        .aggregate([*[(p, _MERGE[k]) for p, k in zip(parts, kinds, strict=True)], ("__t", "max")])
     )
     columns = {k: groups[k] for k in keys}
-    columns.update({p: groups[f"{p}_{merge[k]}"] for p, k in zip(parts, kinds, strict=True)})
+    columns.update({p: groups[f"{p}_{_MERGE[k]}"] for p, k in zip(parts, kinds, strict=True)})
     after = pa.table(columns).cast(window.schema)
     return after.filter(pc.equal(groups["__t_max"], 1)), after
 
