@@ -41,7 +41,7 @@ from runtime.spark_adapter import (
     release_session,
 )
 from runtime.stores import GraphStores
-from runtime.stores.versions import check_version, release_lease, take_lease, vacuum
+from runtime.stores.versions import pin, release_lease, vacuum
 from runtime.streaming.progress import WindowControl
 
 from .core.catalog import Catalog, GraphInfo
@@ -342,8 +342,7 @@ class Session:
                     release_lease(self._leases.pop(key))
                 return StatementResult("use", message=f"using graph {graph.name}")
             ctx = self.runtime_context(start_spark=True)
-            check_version(ctx, graph, version)
-            self._leases[key] = take_lease(ctx, graph, version, self._lease_holder)
+            self._leases[key] = pin(ctx, graph, version, self._lease_holder)
             self.catalog.current_graph = graph.name
             self.catalog.graph_versions[key] = version
             return StatementResult(

@@ -152,3 +152,93 @@ def test_vacuum_keeps_the_newest_versions_and_those_a_session_reads(spark, tmp_p
     with pytest.raises(GeaflowError) as info:
         writer.execute("VACUUM GRAPH g RETAIN 0")
     assert "at least 1" in str(info.value)
+
+
+def test_reads_of_a_pinned_version_hold_while_another_session_writes_and_vacuums(spark, tmp_path):
+    """A writer in another thread publishes versions and vacuums after each
+    one while a pinned session reads its version and an unpinned one the
+    current: the pinned reads never change, the current ones never go
+    backwards, and the pinned version outlives every VACUUM."""
+    import threading
+
+    writer = _session(spark, tmp_path)
+    writer.execute(GRAPH)
+    writer.execute("INSERT INTO g.person VALUES (1, 'a'), (2, 'b'), (3, 'c')")  # version 1
+    writer.execute("INSERT INTO g.knows VALUES (1, 2, 0.5)")  # version 2
+    pinned = _session(spark, tmp_path)
+    pinned.execute(GRAPH.replace("CREATE GRAPH g", "CREATE GRAPH IF NOT EXISTS g"))
+    pinned.execute("USE GRAPH g VERSION 2")
+    current = _session(spark, tmp_path)
+    current.execute(GRAPH.replace("CREATE GRAPH g", "CREATE GRAPH IF NOT EXISTS g"))
+    failures: list[BaseException] = []
+    done = threading.Event()
+
+    def write() -> None:
+        try:
+            for k in range(3, 7):  # versions 3..6, each then vacuumed to the newest one
+                writer.execute(f"INSERT INTO g.knows VALUES ({k % 3 + 1}, {k % 2 + 1}, {k}.0)")
+                writer.execute("VACUUM GRAPH g RETAIN 1")
+        except BaseException as err:  # (reported by the main thread)
+            failures.append(err)
+        finally:
+            done.set()
+
+    thread = threading.Thread(target=write)
+    thread.start()
+    seen_pinned, seen_current = [], []
+    while not done.is_set() or len(seen_pinned) < 2:
+        seen_pinned.append(_one(pinned, COUNT))
+        seen_current.append(_one(current, COUNT))
+    thread.join()
+    assert not failures, failures
+    assert set(seen_pinned) == {1}, seen_pinned
+    assert seen_current == sorted(seen_current) and seen_current[-1] == 5, seen_current
+    (shown,) = writer.execute("SHOW VERSIONS OF GRAPH g")
+    assert [r[0] for r in shown.extra["rows"]] == ["2", "6"]
+    assert _one(pinned, COUNT) == 1
+
+
+def test_a_pin_waits_for_a_vacuum_that_holds_the_graph(spark, tmp_path):
+    """USE GRAPH g VERSION n checks the version and takes its lease under the
+    graph's lock, the lock VACUUM holds while it removes versions: a pin that
+    meets a VACUUM under way waits for it, then finds the version gone (a
+    clear error) rather than pinning a version that is being removed."""
+    import os
+    import threading
+
+    from geaflow_sql.core.errors import GeaflowError
+    from runtime.stores.commits import locked
+
+    writer = _session(spark, tmp_path)
+    writer.execute(GRAPH)
+    for k in range(1, 4):  # versions 1..3
+        writer.execute(f"INSERT INTO g.person VALUES ({k}, 'p{k}')")
+    folder = writer.stores.store(writer.runtime_context(), writer.catalog.graph(("g",))).path
+    reader = _session(spark, tmp_path)
+    reader.execute(GRAPH.replace("CREATE GRAPH g", "CREATE GRAPH IF NOT EXISTS g"))
+    outcome: list[BaseException | str] = []
+    with locked([folder]):  # (what VACUUM holds)
+        thread = threading.Thread(
+            target=lambda: outcome.append(_try(reader, "USE GRAPH g VERSION 1"))
+        )
+        thread.start()
+        thread.join(timeout=2.0)
+        assert thread.is_alive() and not outcome  # waiting for the lock
+        os.unlink(folder / "versions" / "1.json")  # (what VACUUM removes)
+    thread.join(timeout=30)
+    assert len(outcome) == 1 and isinstance(outcome[0], GeaflowError), outcome
+    assert "no longer keeps version 1" in str(outcome[0])
+    assert not list((folder / "leases").glob("*.json"))  # no lease left behind
+    # Version 2 was not touched: it pins, and its lease is there for VACUUM to see.
+    reader.execute("USE GRAPH g VERSION 2")
+    assert len(list((folder / "leases").glob("*.json"))) == 1
+    (done,) = writer.execute("VACUUM GRAPH g RETAIN 1")
+    assert "keeps versions 2 to 3" in done.message, done.message
+
+
+def _try(session, text: str) -> BaseException | str:
+    try:
+        (result,) = session.execute(text)
+    except BaseException as err:  # (the outcome is what the test checks)
+        return err
+    return str(result.message)

@@ -33,7 +33,7 @@ from runtime.context import RuntimeContext
 from runtime.durable import atomic_write_json
 from runtime.processes import running
 
-from .commits import VERSIONS, kept_versions, locked
+from .commits import VERSIONS, kept_versions, locked, read_version
 
 LEASES = "leases"
 
@@ -47,22 +47,32 @@ def _persistent(ctx: RuntimeContext, graph: GraphInfo) -> Any:
     return ctx.stores.store(ctx, graph)
 
 
-def check_version(ctx: RuntimeContext, graph: GraphInfo, version: int) -> None:
-    """Raise a ValidationError unless ``graph`` keeps version ``version``."""
+def pin(ctx: RuntimeContext, graph: GraphInfo, version: int, holder: str) -> Path:
+    """Session ``holder`` reads ``version`` of ``graph`` from now on: a
+    ValidationError unless the graph keeps that version, else a lease (the
+    file returned) that keeps VACUUM from removing it until released.  The
+    check and the lease are one step under the graph's lock, the lock VACUUM
+    holds while it reads the leases and removes versions: a version found
+    here cannot be removed before its lease is written."""
     store = _persistent(ctx, graph)
     if version < 1:
         raise ValidationError(f"graph versions count from 1, not {version}")
-    if store.kept(version) is not None:
-        return
-    kept = [int(m["version"]) for m in store.versions()]
-    have = _kept_text(kept)
-    current = int(store.published().get("version", 0))
-    if 0 < version < current:
-        raise ValidationError(
-            f"graph {graph.name} no longer keeps version {version}: VACUUM removed it, or "
-            f"it was published before graphs kept their versions (it keeps {have})"
-        )
-    raise ValidationError(f"graph {graph.name} has no version {version} (it keeps {have})")
+    store.published()  # (finishes a change a writer left half done, before locking)
+    with locked([store.path]):
+        current = int(store.on_disk().get("version", 0))
+        if not (version <= current and read_version(store.path, version) is not None):
+            kept = [int(m["version"]) for m in kept_versions(store.path)]
+            have = _kept_text([v for v in kept if v <= current])
+            if version < current:
+                raise ValidationError(
+                    f"graph {graph.name} no longer keeps version {version}: VACUUM removed it, "
+                    f"or it was published before graphs kept their versions (it keeps {have})"
+                )
+            raise ValidationError(f"graph {graph.name} has no version {version} (it keeps {have})")
+        lease = {"version": int(version), "pid": os.getpid(), "host": socket.gethostname()}
+        path = store.path / LEASES / f"{holder}.json"
+        atomic_write_json(path, lease)
+    return path
 
 
 def _kept_text(kept: list[int]) -> str:
@@ -80,15 +90,6 @@ def _ranges(numbers: list[int]) -> str:
         else:
             runs.append([n])
     return ", ".join(f"{r[0]} to {r[-1]}" if len(r) > 1 else str(r[0]) for r in runs)
-
-
-def take_lease(ctx: RuntimeContext, graph: GraphInfo, version: int, holder: str) -> Path:
-    """Session ``holder`` reads ``version`` of ``graph``: VACUUM keeps it
-    until the lease (the file returned) is released."""
-    lease = {"version": int(version), "pid": os.getpid(), "host": socket.gethostname()}
-    path = _persistent(ctx, graph).path / LEASES / f"{holder}.json"
-    atomic_write_json(path, lease)
-    return path
 
 
 def release_lease(lease: Path) -> None:
