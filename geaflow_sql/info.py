@@ -82,7 +82,7 @@ def show(session: Any, st: InfoStatement) -> StatementResult:
 
     names = all_builtin_names()
     rows = [(n, "user") for n in catalog.function_names()]
-    for kind in ("scalar", "aggregate", "table"):
+    for kind in ("scalar", "aggregate", "table", "graph"):
         rows += [(n, kind) for n in names[kind]]
     return _rows_result(rows, ("name", "kind"))
 

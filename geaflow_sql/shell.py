@@ -443,28 +443,34 @@ class Shell:
         ]
 
     def _completer(self) -> Any:
-        from .shell_syntax import CatalogCompleter
+        return session_completer(self.session)
 
-        def functions() -> list[str]:
-            from planner.functions.registry import all_builtin_names
 
-            names = all_builtin_names()
-            return sorted(
-                {*names["scalar"], *names["aggregate"], *names["table"]}
-                | set(self.session.catalog.function_names())
-            )
+def session_completer(session: Any) -> Any:
+    """The shell's completer over ``session``'s live catalog: built-in and
+    user functions (those of graph values too), algorithms, settings."""
+    from .shell_syntax import CatalogCompleter
 
-        def algorithms() -> list[str]:
-            from planner.algorithms import algorithm_names
+    def functions() -> list[str]:
+        from planner.functions.registry import all_builtin_names
 
-            return algorithm_names()
+        names = all_builtin_names()
+        return sorted(
+            {*names["scalar"], *names["aggregate"], *names["table"], *names["graph"]}
+            | set(session.catalog.function_names())
+        )
 
-        def config_keys() -> list[str]:
-            from .core.config import KNOWN_KEYS
+    def algorithms() -> list[str]:
+        from planner.algorithms import algorithm_names
 
-            return sorted(KNOWN_KEYS)
+        return algorithm_names()
 
-        return CatalogCompleter(self.session, functions, algorithms, config_keys)
+    def config_keys() -> list[str]:
+        from .core.config import KNOWN_KEYS
+
+        return sorted(KNOWN_KEYS)
+
+    return CatalogCompleter(session, functions, algorithms, config_keys)
 
 
 def _needs_spark(script: Any) -> bool:

@@ -152,6 +152,41 @@ def test_completion_reads_the_live_catalog(session):
     assert ("young", "view") in _complete(completer, "SELECT * FROM yo")
 
 
+def test_completion_offers_the_gql_beyond_geaflow(session):
+    """Path modes, search prefixes, OPTIONAL MATCH and time travel are
+    keywords the completer offers; labels inside a label expression; the
+    functions of paths and graph elements as the shell lists them."""
+    from geaflow_sql.shell import session_completer
+
+    session.execute(
+        """
+        CREATE GRAPH social (
+          VERTEX person (id bigint ID, name varchar),
+          VERTEX software (id bigint ID, lang varchar),
+          EDGE knows (s bigint SOURCE ID, d bigint DESTINATION ID),
+          EDGE uses (s bigint SOURCE ID, d bigint DESTINATION ID)
+        ) WITH (storeType='memory');
+        """
+    )
+    completer = session_completer(session)
+    for typed, word in (
+        ("MATCH p = ANY SHORT", "SHORTEST"),
+        ("MATCH ACYC", "ACYCLIC"),
+        ("MATCH TRA", "TRAIL"),
+        ("MATCH (a) OPTIO", "OPTIONAL"),
+        ("SHOW VERS", "VERSIONS"),
+        ("VACU", "VACUUM"),
+    ):
+        assert (word, "keyword") in _complete(completer, typed), typed
+    assert _complete(completer, "MATCH (x:person|soft") == [("software", "vertex of social")]
+    assert _complete(completer, "MATCH (x:!per") == [("person", "vertex of social")]
+    assert _complete(completer, "MATCH (x)-[e:knows|us") == [("uses", "edge of social")]
+    offered = _complete(completer, "MATCH p = (a)-[e]->{1,3}(b) RETURN path_l")
+    assert ("path_length", "function") in offered, offered
+    for name in ("nodes", "edges", "srcid", "label"):
+        assert (name, "function") in _complete(completer, f"RETURN {name[:3]}"), name
+
+
 # --------------------------------------------------------------------------
 # The shell in a real terminal
 # --------------------------------------------------------------------------

@@ -16,31 +16,9 @@ from geaflow_sql.core import types as T
 from geaflow_sql.core.errors import GeaflowError, ValidationError
 from grammar import syntax as s
 from planner.expressions import COMPARISONS, and_all, cast_to, type_of, typed
+from planner.functions.graph_names import GRAPH_FUNCTIONS, PATH_FUNCTIONS
 
 from .path_values import cost_field, is_path, path_function
-
-GRAPH_FUNCTIONS = {
-    "label",
-    "id",
-    "srcid",
-    "source_id",
-    "targetid",
-    "target_id",
-    "direction",
-    "ts",
-    "is_source_of",
-    "is_not_source_of",
-    "is_destination_of",
-    "is_not_destination_of",
-    "is_labeled",
-    "is_not_labeled",
-    "property_exists",
-}
-
-
-# Functions of a path value (``p = (a)-...``); ``length`` of anything else is
-# the string function.
-PATH_FUNCTIONS = {"length", "path_length", "nodes", "edges", "path_cost"}
 
 
 def _element(binder: Any, e: s.Expr, kind: str | None = None) -> exp.Expression:

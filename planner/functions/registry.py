@@ -7,6 +7,7 @@ Importing the function tables (``aggregate``, ``classes``, ``scalar``,
 from __future__ import annotations
 
 from . import aggregate, classes, scalar, table  # noqa: F401 - importing fills the tables
+from .graph_names import GRAPH_FUNCTIONS, PATH_FUNCTIONS
 from .specs import (
     AGGREGATES,
     CLASSES,
@@ -41,4 +42,5 @@ def all_builtin_names() -> dict[str, list[str]]:
         "scalar": sorted(SCALARS),
         "aggregate": sorted(AGGREGATES),
         "table": sorted(TABLES),
+        "graph": sorted(GRAPH_FUNCTIONS | PATH_FUNCTIONS),
     }

@@ -310,6 +310,23 @@ def _loop(env: Env, node: EdgeMatch, path: Any, edges: Any, names: list[str]) ->
     met: list[Any] = []
     if node.first_reach is not None and node.min_hops == 0:
         met.append(walk0.select("__from", "__at", *(["__cost"] if costs else [])))
+    # A shortest-path search whose end is bound by an earlier pattern: the
+    # (start, end) pairs not reached yet.  A pair's first level is the only
+    # one it takes walks from (first_reached drops later walks to it), so a
+    # start whose ends are all reached walks no further, and the search ends
+    # at the level that reaches its last pair.  (Not by cost: a cheaper walk
+    # may have more edges.)
+    if node.first_reach is not None and node.target_bound is not None and not costs:
+        state["needs"] = (
+            path.selectExpr(
+                f"c{node.source}.`~id` AS __from", f"c{node.target_bound}.`~id` AS __at"
+            )
+            .where("__from IS NOT NULL AND __at IS NOT NULL")
+            .distinct()
+            .localCheckpoint(eager=True)
+        )
+        if node.min_hops == 0:
+            state["needs"] = state["needs"].where("__from <> __at")
 
     def first_reached(reached: Any) -> Any:
         if costs:
@@ -372,16 +389,25 @@ def _loop(env: Env, node: EdgeMatch, path: Any, edges: Any, names: list[str]) ->
             "__from", "e AS __edge", "e.`~dst` AS __at", f"{hop} AS __hops", *kept
         )
         more = hop < node.max_hops
+        needs = state.get("needs")
         if node.first_reach is not None:
             reached = first_reached(reached)
-            # (nothing new reached: no later round reaches anything)
-            more = more and not reached.isEmpty()
+            if needs is None:
+                # (nothing new reached: no later round reaches anything)
+                more = more and not reached.isEmpty()
         meets = F.expr("__at = __vid")
         if node.keep_run:
             passed = reached.join(body_ids, meets, "inner").drop("__vid")
         else:
             passed = reached.join(body_ids, meets, "left_semi")
-        state["frontier"] = passed
+        frontier = passed
+        if needs is not None:
+            needs = needs.join(reached, ["__from", "__at"], "left_anti").localCheckpoint(eager=True)
+            state["needs"] = needs
+            frontier = passed.join(needs.select("__from"), "__from", "left_semi")
+            # (no start left with an end to reach, or none that walks on)
+            more = more and not frontier.isEmpty()
+        state["frontier"] = frontier
         if hop >= node.min_hops:
             levels.append(passed.drop("__atv") if node.via_end else reached)
         return more, hop
