@@ -15,6 +15,28 @@ ids, or COUNT/MAX grouped by the first vertex (not SUM: GeaFlow's SUM over
 nulls only is 0, Cypher's null).  ISO GQL and Cypher agree
 here: a row the pattern cannot extend (or whose extensions the WHERE rejects)
 is kept once with the new variables null.
+
+Where geaflow-sql and Kuzu differ (each stated by a hand-written test in
+``test_where_kuzu_differs``), and why ours is as it is:
+
+1. An edge is its value: GeaFlow's edges have no ids, so two parallel edges
+   with equal label, ends and properties are one edge to ``TRAIL``, and two
+   walks over them are one path when a path variable binds it (Kuzu tells
+   them apart by id).  ISO GQL's edge identity is the element's; with
+   no ids to tell equal edges apart, ours is the one identity GeaFlow's data
+   has.
+2. ``SUM`` over only nulls is 0 (GeaFlow's rule, kept for its corpus),
+   where Cypher and ISO GQL say null.
+3. A condition written inside the end vertex of a variable-length edge
+   holds at every vertex after an edge (GeaFlow's loop body), where Kuzu
+   and ISO GQL test the end only; the WHERE after the pattern tests the end
+   only, as both do.
+4. A label expression that admits no label of the graph is an error, not an
+   empty result: an element has exactly one label here, so ``A&B`` can
+   match nothing and is almost surely a mistake.
+5. An OPTIONAL MATCH naming an edge bound before is an error (ISO GQL and
+   Cypher allow it): the optional part is joined to the paths so far on
+   vertices.
 """
 
 from __future__ import annotations
@@ -371,6 +393,67 @@ SQUARE = Graph(
         ("S", 2, 1, 6),
     ),
 )
+
+
+def test_where_kuzu_differs(spark, tmp_path, errors):
+    """The differences listed in the module's docstring, one case each."""
+    twins = Graph(
+        (("A", 1, 1), ("A", 2, 0), ("A", 3, 2)),
+        (("R", 1, 2, 5), ("R", 1, 2, 5), ("R", 1, 2, 6), ("R", 2, 3, 7)),
+    )
+    got = geaflow_rows(
+        spark,
+        tmp_path,
+        twins,
+        [
+            # 1: 1 -> 2 -> 1 back over a parallel edge: w=5 twice is one edge.
+            "MATCH p = TRAIL (a WHERE a.id = 1)-[e:R]-{2,2}(b) WHERE b.id = 1 RETURN e.w",
+            "MATCH p = WALK (a WHERE a.id = 1)-[e:R]-{2,2}(b) WHERE b.id = 1 RETURN e.w",
+            "MATCH (a WHERE a.id = 1)-[e:R]-{2,2}(b) WHERE b.id = 1 RETURN e.w",
+            # 2: no edge out of 3: SUM over its null is 0.
+            "MATCH (a WHERE a.id = 3) OPTIONAL MATCH (a)-[e:R]->(b) "
+            "RETURN a.id AS k, SUM(e.w) AS s GROUP BY k",
+            # 3: the end's own condition holds at 2 too (p = 0 fails it) ...
+            "MATCH (a WHERE a.id = 1)-[e:R]->{2,2}(b WHERE b.p > 0) RETURN b.id",
+            # ... the WHERE after the pattern tests the end only.
+            "MATCH (a WHERE a.id = 1)-[e:R]->{2,2}(b) WHERE b.p > 0 RETURN b.id",
+        ],
+        {},
+    )
+    # Out over one of 5, 5, 6 and back over one of them.  Without a path
+    # variable every run is a row (GeaFlow's loop emits each: 3 x 3); with one,
+    # paths equal as values are one path (5-5, 5-6, 6-5, 6-6), and a trail
+    # takes no edge twice: never 5 then 5 (Kuzu's would: 5a-5b, 5b-5a).
+    assert got[2] == Counter({(5,): 6, (6,): 3})
+    assert got[1] == Counter({(5,): 2, (6,): 2})
+    assert got[0] == Counter({(5,): 1, (6,): 1})
+    assert got[3] == Counter({(3, 0): 1})
+    assert got[4] == Counter()
+    assert got[5] == Counter({(3,): 3})
+    # 4 and 5: errors with their position.
+    assert "admits no" in failure(errors, "MATCH (x:A&B) RETURN x")
+    assert "OPTIONAL MATCH meets 'e'" in failure(
+        errors, "MATCH (a)-[e]->(b) OPTIONAL MATCH (b)-[e]->(c) RETURN c"
+    )
+
+
+def test_path_functions_in_where_order_by_and_return(spark, tmp_path):
+    got = geaflow_rows(
+        spark,
+        tmp_path,
+        SQUARE,
+        [
+            "MATCH p = (a WHERE a.id = 1)-[e:R]->{1,3}(b) WHERE length(p) >= 2 "
+            "RETURN b.id, path_length(p) AS n, nodes(p)[1].id AS second "
+            "ORDER BY n DESC, second, b.id LIMIT 3",
+            "MATCH p = (a WHERE a.id = 1)-[e:R]->{1,3}(b) "
+            "RETURN b.id, cardinality(edges(p)) AS k ORDER BY cardinality(nodes(p)), b.id LIMIT 2",
+        ],
+        {},
+    )
+    # From 1: 1-2-3-4, 1-3-4-1 (three edges); 1-2-3, 1-3-4 (two).
+    assert got[0] == Counter({(4, 3, 2): 1, (1, 3, 3): 1, (3, 2, 2): 1})
+    assert got[1] == Counter({(2, 1): 1, (3, 1): 1})
 
 
 def test_path_values_list_their_elements_in_written_order(spark, tmp_path):
