@@ -8,13 +8,15 @@ from typing import Any
 
 from geaflow_sql.core.errors import GeaflowError
 from planner.explain import render_all
+from planner.logical import walk
 
 from .batch import BatchCycle
 from .context import RuntimeContext
 from .errors import translate
 from .evaluator import Evaluator
 from .local.runner import plan as plan_local
-from .plans import PreparedPlan
+from .plans import GRAPH_READS, PreparedPlan
+from .reads import graph_key
 from .scheduler import CycleScheduler
 
 
@@ -56,4 +58,23 @@ def explain_text(ctx: RuntimeContext, prepared: PreparedPlan, spark: Any) -> str
     text = render_all(optimized, prepared.pipeline, prepared.execution, spark_text)
     if engine_text is not None:
         text += "\n\n== Engine ==\n" + engine_text
+    pinned = _pinned_reads(ctx, prepared.plans[0])
+    if pinned:
+        text += "\n\n== Versions ==\n" + "\n".join(pinned)
     return text
+
+
+def _pinned_reads(ctx: RuntimeContext, plan: Any) -> list[str]:
+    """A line for each graph the plan reads at a version the session pinned
+    (``USE GRAPH g VERSION n``)."""
+    pinned = ctx.catalog.graph_versions
+    lines: dict[str, str] = {}
+    for node in walk(plan):
+        if isinstance(node, GRAPH_READS):
+            version = pinned.get(graph_key(node.graph))
+            if version is not None:
+                lines[node.graph.name] = (
+                    f"graph {node.graph.name} read at version {version} "
+                    f"(USE GRAPH {node.graph.name} VERSION {version})"
+                )
+    return list(lines.values())

@@ -69,6 +69,9 @@ def test_a_pinned_session_reads_its_version_while_another_writes(spark, tmp_path
     assert _one(reader, COUNT) == 1
     assert _one(reader, components) == 2
     reader.execute("SET geaflow.dsl.query.engine = auto")
+    plan = reader.explain(COUNT)
+    assert "graph g read at version 2" in plan.split("== Versions ==")[1], plan
+    assert "== Versions ==" not in writer.explain(COUNT)
     reader.execute("USE GRAPH g VERSION 1")
     assert _one(reader, COUNT) == 0
     assert _one(reader, "MATCH (a:person) RETURN count(*)") == 3
