@@ -1038,3 +1038,23 @@ def test_at_least_200_pairs_with_rows_ran():
         pytest.skip("run together with the property tests of this module")
     assert sum(ANSWERED.values()) >= 200, (COUNTED, ANSWERED)
     assert all(ANSWERED.get(key, 0) >= 5 for key in COUNTED), (COUNTED, ANSWERED)
+
+
+def test_explain_shows_optional_match_labels_and_modes(errors):
+    """EXPLAIN shows what each construct became: OPTIONAL MATCH a left join
+    (its WHERE pushed into the optional side only), a label expression the
+    labels it admits, a path mode the filter over the path's edges."""
+    errors.execute(
+        "CREATE GRAPH beyond (Vertex A (id bigint ID, p bigint), Vertex B (id bigint ID, p bigint),"
+        " Edge R (s bigint SOURCE ID, d bigint DESTINATION ID, w bigint))"
+        " WITH (storeType='memory'); USE GRAPH beyond"
+    )
+    plan = errors.explain(
+        "MATCH (a:A) OPTIONAL MATCH (a)-[e:R]->(b) WHERE b.p > 0 RETURN a.id, b.id"
+    )
+    after = plan.split("== Logical Plan (after rules) ==")[1].split("==")[0]
+    assert "Join(kind=LEFT" in after and "target_filter=((b$0.`p`) > 0L)" in after, after
+    plan = errors.explain("MATCH (a:!A)-[e:%]->(b:A|B) RETURN a.id")
+    assert "VertexMatch(graph=beyond, a:B)" in plan and "(b:A|B)" in plan, plan
+    plan = errors.explain("MATCH p = TRAIL (a:A)-[e:R]-{1,3}(b) RETURN a.id, b.id")
+    assert "keeps its run" in plan and "SIZE(ARRAY_DISTINCT(TRANSFORM(p$" in plan, plan
