@@ -162,8 +162,19 @@ class EdgeMatch(SingleInput):
     # cheapest walk per start and vertex a round, "ALL" every cheapest);
     # an edge of null cost is not taken.
     reach_cost: exp.Expression | None = None
+    # With ``first_reach`` (by hops) and an end not bound before: a condition
+    # over the end vertex alone that the MATCH's WHERE requires of every path
+    # it keeps (a conjunct reading only the end).  A start that has reached
+    # every vertex passing it walks no further: a search chooses per pair of
+    # ends, so the walks it would add end where the WHERE drops them, or at a
+    # vertex already reached sooner.
+    search_ends: exp.Expression | None = None
 
     def _check(self) -> None:
+        if self.search_ends is not None and (
+            self.first_reach is None or self.reach_cost is not None or self.target_bound is not None
+        ):
+            raise InvalidPlan("search ends belong to a shortest-path search with an unbound end")
         if self.keep_run and not self.is_loop:
             raise InvalidPlan("only a variable-length edge keeps its run")
         if self.first_reach is not None and (
@@ -191,7 +202,15 @@ class EdgeMatch(SingleInput):
             raise InvalidPlan(f"EdgeMatch hops {{{self.min_hops},{self.max_hops}}}")
         # Each filter reads one field: the edge, or the target vertex.
         check_refs(
-            self, (self.edge_filter, self.target_filter, self.via_filter, self.reach_cost), 1
+            self,
+            (
+                self.edge_filter,
+                self.target_filter,
+                self.via_filter,
+                self.reach_cost,
+                self.search_ends,
+            ),
+            1,
         )
         check_condition(self, self.edge_filter)
         check_condition(self, self.target_filter)
@@ -247,6 +266,9 @@ class EdgeMatch(SingleInput):
             parts.append(f"cheapest walks ({self.first_reach.lower()}, cost={cost})")
         elif self.first_reach is not None:
             parts.append(f"shortest walks ({self.first_reach.lower()})")
+        if self.search_ends is not None:
+            ends = render(self.search_ends, [self.target_variable])
+            parts.append(f"stops at every end WHERE {ends}")
         if self.has_body:
             via = f"via={'|'.join(self.via_labels) or '*'}"
             if self.via_filter is not None:

@@ -544,6 +544,7 @@ class Searched:
     gql: str
     cypher: str  # every walk (a.id, b.id, length), or Kuzu's own shortest search
     search: str | None  # selected from the walks in Python; None: Kuzu selected
+    ends: tuple[int, ...] | None = None  # the ends the GQL's WHERE keeps (picked in Python)
 
 
 def select_walks(walks: Counter, search: str) -> Counter:
@@ -605,8 +606,11 @@ def searched_pairs(draw) -> Searched:
     conds = [a_cond] if a_cond else []
     if search in ("ANY SHORTEST", "ALL SHORTEST") and draw(st.booleans()):
         # Open: Kuzu's own search (never a vertex to itself).
+        # Maybe a conjunct on the end alone (the search stops at those ends).
+        ends = tuple(sorted(set(draw(st.lists(st.integers(1, 6), max_size=3)))))
+        on_end = f" AND b.id IN ({', '.join(map(str, ends))})" if ends else ""
         gql = (
-            f"MATCH p = {search} {a_g}{left}{e_g}{right}{{1,}}(b) WHERE a.id <> b.id "
+            f"MATCH p = {search} {a_g}{left}{e_g}{right}{{1,}}(b) WHERE a.id <> b.id{on_end} "
             "RETURN a.id, b.id, length(p)"
         )
         kuzu_search = "SHORTEST" if search == "ANY SHORTEST" else "ALL SHORTEST"
@@ -615,7 +619,7 @@ def searched_pairs(draw) -> Searched:
             f"MATCH p = {a_c}{left}[e{labels}* {kuzu_search} 1..9{lam}]{right}(b) "
             f"WHERE {where} RETURN a.id, b.id, length(p)"
         )
-        return Searched(gql, cypher, None)
+        return Searched(gql, cypher, None, ends or None)
     mode = draw(st.sampled_from(["", "TRAIL", "ACYCLIC"]))
     high = draw(st.integers(2, 4))  # ({1,1} is one hop: of one length)
     conds += {"": [], "TRAIL": ["is_trail(p)"], "ACYCLIC": ["is_acyclic(p)"]}[mode]
@@ -639,8 +643,14 @@ def check_searched(spark, tmp, g: Graph, pairs: list[Searched], conf: dict) -> l
         g,
         pairs,
         conf,
-        lambda p, w: w if p.search is None else select_walks(w, p.search),
+        lambda p, w: _ends_kept(p, w) if p.search is None else select_walks(w, p.search),
     )
+
+
+def _ends_kept(p: Searched, rows: Counter) -> Counter:
+    if p.ends is None:
+        return rows
+    return Counter({row: n for row, n in rows.items() if row[1] in p.ends})
 
 
 def check_chosen(spark, tmp, g: Graph, pairs: list, conf: dict, choose: Any) -> list[Counter]:
@@ -738,12 +748,25 @@ def test_a_search_between_bound_ends_stops_at_the_level_reaching_them(spark, tmp
         loops = [n for runs in rounds(result.extra["cycles"]).values() for n in runs if n > 1]
         return Counter(result.collect()), max(loops, default=1)
 
+    # The WHERE reads the path: the search cannot know its ends, and walks on.
     got_open, open_rounds = run(
-        "MATCH p = ANY SHORTEST (x WHERE x.id = 1)-[e]->{1,}(y) WHERE y.id IN (3, 5) "
-        "RETURN y.id, length(p)"
+        "MATCH p = ANY SHORTEST (x WHERE x.id = 1)-[e]->{1,}(y) "
+        "WHERE y.id * length(p) IN (6, 10) RETURN y.id, length(p)"
     )
     assert got_open == Counter({(3, 2): 1, (5, 2): 1})
     assert open_rounds >= 12, open_rounds  # to 15, twelve edges away over the shortcut
+    # A conjunct on the end alone names the ends: the search stops at them.
+    for search in ("ANY SHORTEST", "ALL SHORTEST"):
+        got, n = run(
+            f"MATCH p = {search} (x WHERE x.id = 1)-[e]->{{1,}}(y) "
+            "WHERE y.id IN (3, 5) AND length(p) > 0 RETURN y.id, length(p)"
+        )
+        assert got == got_open and n == 2, (got, n)
+    # An end that does not exist: nothing to walk to after the first round.
+    got, n = run(
+        "MATCH p = ANY SHORTEST (x WHERE x.id = 1)-[e]->{1,}(y) WHERE y.id = 99 RETURN y.id"
+    )
+    assert got == Counter() and n == 1, (got, n)
     for search in ("ANY SHORTEST", "ALL SHORTEST"):
         got, n = run(
             "MATCH (x WHERE x.id = 1), (y WHERE y.id IN (3, 5)), "

@@ -89,8 +89,12 @@ class GraphQueryBinder(PatternRules, ClauseRules):
                 ):
                     match = clauses[i]
                     assert isinstance(match, s.MatchClause)
-                    for union in match.patterns:
-                        run.add_pattern(union)
+                    self._match_where = match.where  # (for a search's ends)
+                    try:
+                        for union in match.patterns:
+                            run.add_pattern(union)
+                    finally:
+                        self._match_where = None
                     if match.where is not None:
                         run.add_where(match.where)
                     i += 1

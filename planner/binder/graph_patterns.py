@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 from typing import Any
 
 from sqlglot import exp
@@ -191,6 +192,9 @@ class PatternRules(RepeatRules):
     _first_reach: str | None = None
     # The cost of one edge when that search is by cost (EdgeMatch.reach_cost).
     _reach_cost: exp.Expression | None = None
+    # The WHERE of the (not OPTIONAL) MATCH clause whose patterns are being
+    # bound: its conjuncts on a search's end only are the search's ends.
+    _match_where: s.Expr | None = None
 
     def bind_path(self, state: PathState, path: s.PathPattern) -> PathState:
         costs = self._edge_costs(path)
@@ -505,6 +509,15 @@ class PatternRules(RepeatRules):
             keep_run=self._track is not None and edge.is_loop,
             first_reach=self._first_reach if edge.is_loop else None,
             reach_cost=self._reach_cost if edge.is_loop and self._first_reach else None,
+            search_ends=(
+                self._search_ends(node.variable)
+                if edge.is_loop
+                and self._first_reach is not None
+                and self._reach_cost is None
+                and target_bound is None
+                and forward
+                else None
+            ),
         )
         fields = list(state.fields)
         edge_idx = len(fields)
@@ -559,9 +572,49 @@ class PatternRules(RepeatRules):
                 ) from None
         return and_all(parts)
 
+    def _search_ends(self, var: str | None) -> exp.Expression | None:
+        """The conjuncts of the MATCH's WHERE that read the end vertex ``var``
+        and nothing else, over the vertex alone (EdgeMatch.search_ends)."""
+        if var is None or self._match_where is None:
+            return None
+        assert self.vertex_type is not None
+        binder = self._binder_alone(var, self.vertex_type)
+        parts = []
+        for conjunct in _conjuncts(self._match_where):
+            if _names_in(conjunct) != {var}:
+                continue
+            try:
+                parts.append(binder.bind_condition(conjunct))
+            except GeaflowError:
+                continue  # (e.g. a function of the path: not the vertex's alone)
+        return and_all(parts) if parts else None
+
     def _binder_alone(self, var: str, t: Any) -> ExprBinder:
         """Binds conditions over one pattern element alone (field 0)."""
         return ExprBinder(self.ctx, Scope([ScopeField(var, t, 0, None, False)]), local_relation=var)
+
+
+def _conjuncts(e: s.Expr) -> list[s.Expr]:
+    if isinstance(e, s.Binary) and e.op.upper() == "AND":
+        return _conjuncts(e.left) + _conjuncts(e.right)
+    return [e]
+
+
+def _names_in(e: Any) -> set[str]:
+    """The bare names an expression's syntax reads (``b`` of ``b.id``), and
+    ``"*"`` for anything the check cannot see through (a subquery)."""
+    if isinstance(e, s.Column):
+        return {e.name}
+    if isinstance(e, s.Node) and not isinstance(e, s.Expr):
+        return {"*"}
+    out: set[str] = set()
+    if dataclasses.is_dataclass(e):
+        for f in dataclasses.fields(e):
+            value = getattr(e, f.name)
+            for item in value if isinstance(value, tuple) else (value,):
+                if isinstance(item, s.Node):
+                    out |= _names_in(item)
+    return out
 
 
 def _kept_hidden(name: str) -> bool:
