@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import dataclasses
 from typing import Any
 
 from sqlglot import exp
@@ -30,6 +29,7 @@ from planner.logical import (
     Union,
 )
 
+from .correlation import syntax_conjuncts
 from .expressions import ExprBinder
 from .graph_repeat import RepeatRules
 from .path_values import (
@@ -580,8 +580,8 @@ class PatternRules(RepeatRules):
         assert self.vertex_type is not None
         binder = self._binder_alone(var, self.vertex_type)
         parts = []
-        for conjunct in _conjuncts(self._match_where):
-            if _names_in(conjunct) != {var}:
+        for conjunct in syntax_conjuncts(self._match_where):
+            if not _reads_only(conjunct, var):
                 continue
             try:
                 parts.append(binder.bind_condition(conjunct))
@@ -594,27 +594,12 @@ class PatternRules(RepeatRules):
         return ExprBinder(self.ctx, Scope([ScopeField(var, t, 0, None, False)]), local_relation=var)
 
 
-def _conjuncts(e: s.Expr) -> list[s.Expr]:
-    if isinstance(e, s.Binary) and e.op.upper() == "AND":
-        return _conjuncts(e.left) + _conjuncts(e.right)
-    return [e]
-
-
-def _names_in(e: Any) -> set[str]:
-    """The bare names an expression's syntax reads (``b`` of ``b.id``), and
-    ``"*"`` for anything the check cannot see through (a subquery)."""
-    if isinstance(e, s.Column):
-        return {e.name}
-    if isinstance(e, s.Node) and not isinstance(e, s.Expr):
-        return {"*"}
-    out: set[str] = set()
-    if dataclasses.is_dataclass(e):
-        for f in dataclasses.fields(e):
-            value = getattr(e, f.name)
-            for item in value if isinstance(value, tuple) else (value,):
-                if isinstance(item, s.Node):
-                    out |= _names_in(item)
-    return out
+def _reads_only(e: s.Expr, var: str) -> bool:
+    """Does the expression's syntax read the variable ``var`` and nothing else
+    (no other name, no subquery)?"""
+    nodes = s.descendants(e)
+    names = {n.name for n in nodes if isinstance(n, s.Column)}
+    return names == {var} and all(isinstance(n, s.Expr) for n in nodes)
 
 
 def _kept_hidden(name: str) -> bool:

@@ -330,6 +330,7 @@ def _loop(env: Env, node: EdgeMatch, path: Any, edges: Any, names: list[str]) ->
     # An open end the MATCH's WHERE narrows (EdgeMatch.search_ends): the ids
     # of the vertices it may be, and the (start, such vertex) pairs reached.
     # A start that reached all of them walks no further.
+    ends, ends_count = None, 0
     if node.search_ends is not None and node.first_reach is not None and not costs:
         ends = _filtered(
             vertex_values(env, node.graph, node.target_labels, node.vertex_type),
@@ -337,7 +338,7 @@ def _loop(env: Env, node: EdgeMatch, path: Any, edges: Any, names: list[str]) ->
             node.search_ends,
         )
         ends = ends.selectExpr("v.`~id` AS __end").distinct().localCheckpoint(eager=True)
-        state["ends"], state["ends_count"] = ends, ends.count()
+        ends_count = ends.count()
         # (a run of no edges reaches its start first)
         state["found"] = (
             walk0.select("__from", "__at").join(ends, F.expr("__at = __end"), "left_semi")
@@ -409,7 +410,7 @@ def _loop(env: Env, node: EdgeMatch, path: Any, edges: Any, names: list[str]) ->
         needs = state.get("needs")
         if node.first_reach is not None:
             reached = first_reached(reached)
-            if needs is None and state.get("ends") is None:
+            if needs is None and ends is None:
                 # (nothing new reached: no later round reaches anything)
                 more = more and not reached.isEmpty()
         meets = F.expr("__at = __vid")
@@ -418,20 +419,20 @@ def _loop(env: Env, node: EdgeMatch, path: Any, edges: Any, names: list[str]) ->
         else:
             passed = reached.join(body_ids, meets, "left_semi")
         frontier = passed
-        if state.get("ends") is not None:
+        if ends is not None and ends_count == 0:
+            # (no end to reach: the WHERE keeps nothing)
+            frontier, more = passed.where("false"), False
+        elif ends is not None:
             found = (
                 reached.select("__from", "__at")
-                .join(F.broadcast(state["ends"]), F.expr("__at = __end"), "left_semi")
+                .join(F.broadcast(ends), F.expr("__at = __end"), "left_semi")
                 .distinct()
             )
             if state["found"] is not None:
                 found = found.unionByName(state["found"])
             state["found"] = found = found.localCheckpoint(eager=True)
-            if state["ends_count"] == 0:
-                frontier = passed.where("false")  # (no end to reach: the WHERE keeps nothing)
-            else:
-                done = found.groupBy("__from").count().where(f"count >= {state['ends_count']}")
-                frontier = passed.join(done.select("__from"), "__from", "left_anti")
+            done = found.groupBy("__from").count().where(f"count >= {ends_count}")
+            frontier = passed.join(done.select("__from"), "__from", "left_anti")
             # (every start reached all its ends, or none walks on)
             more = more and not frontier.isEmpty()
         elif needs is not None:
