@@ -342,6 +342,9 @@ class PatternRules(RepeatRules):
                 order = cost
             else:
                 order = path_length(ref(state.width, ptype)) if search.shortest else keys[-1]
+            # A search chooses among paths, and walks over equal parallel
+            # edges are one path (an edge is its value): one row each first.
+            node = Aggregate(node, tuple(range(len(fields))), (), node.schema, internal=True)
             node = GroupLimit(node, tuple(keys), order, search.count, search.groups)
         return PathState(node, fields)
 

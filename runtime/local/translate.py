@@ -13,7 +13,8 @@ DuckDB, or a place where the two were not compared):
 
 * types: booleans, integers, FLOAT/DOUBLE and VARCHAR.  No decimals, dates,
   timestamps, binaries, arrays or maps (their casts, arithmetic and text
-  forms differ).  A vertex or edge is held as its properties: it is compared
+  forms differ), but for the lists and structs of path values, each one
+  column (``local.nested``).  A vertex or edge is held as its properties: it is compared
   with another of its type property by property, counted by its label (a
   found element always has one), and built property by property where LET
   adds a property; no other expression takes one whole.
@@ -56,6 +57,7 @@ from planner.logical import (
     Aggregate,
     CollectSink,
     Filter,
+    GroupLimit,
     Join,
     LogicalNode,
     Project,
@@ -69,6 +71,7 @@ from runtime.operators.literal_rows import python_rows
 
 from .exact_sum import exact_sum, helper_layers
 from .inputs import HeldRows
+from .nested import Nested, is_nested, nested_duck_type, packed
 from .types import FLOATS, NotLocal, duck_type, family, narrowing_cast, widens
 
 
@@ -112,6 +115,10 @@ def slots_for(schema: Any, offset: int = 0) -> list[Slot]:
                 duck_type(sf.type)
             props = tuple((sf.name, f"{name}.{sf.name}") for sf in f.type.fields)
             out.append(Slot(f.type, properties=props))
+        elif is_nested(f.type):
+            # (a path, or a run's list of vertices or edges: one column)
+            nested_duck_type(f.type)
+            out.append(Slot(f.type, column=name))
         else:
             duck_type(f.type)
             out.append(Slot(f.type, column=name))
@@ -213,6 +220,7 @@ class Translator:
         self.recursive = False  # a CTE reads itself (WITH RECURSIVE)
         self.sources: list[Source] = []
         self._memo: dict[int, Relation] = {}
+        self.nested = Nested(self)
 
     # ---------------------------------------------------------------- driver
     def translate(self, root: LogicalNode) -> Translation:
@@ -222,6 +230,8 @@ class Translator:
         for s in rel.slots:
             if s.properties:
                 raise NotLocal("a vertex or edge in the result")
+            if is_nested(s.type):
+                raise NotLocal("a path or list of vertices or edges in the result")
         cols = ", ".join(f"{q(s.column)}" for s in rel.slots)
         order = f" ORDER BY {q('__ord')}" if rel.ordered else ""
         return Translation(self._with(f"SELECT {cols or '1'} FROM {rel.name}{order}"), self.sources)
@@ -406,6 +416,13 @@ class Translator:
     def _type_of(self, e: exp.Expression, slots: list[Slot]) -> Any:
         """A value's type; a property read off a vertex or edge has its
         property's type (the binder leaves such a read untyped)."""
+        while isinstance(e, exp.Paren) and type_of(e) == T.ANY:
+            e = e.this
+        if type_of(e) == T.ANY and (
+            isinstance(e, exp.ArraySize)
+            or (isinstance(e, exp.Anonymous) and str(e.this).lower() == "array_size")
+        ):
+            return T.INTEGER  # (Spark's size and array_size)
         if isinstance(e, exp.Dot) and isinstance(e.this, exp.Column):
             i = ref_index(e.this)
             if i is not None and i < len(slots) and slots[i].properties:
@@ -572,6 +589,30 @@ class Translator:
         if bounds:
             body += " QUALIFY " + " AND ".join(bounds)
         return self._add(body, child.slots, ordered=True)
+
+    def group_limit(self, node: GroupLimit) -> Relation:
+        """The first ``count`` rows of each group in order (a row number),
+        or the rows of its ``count`` least order values (a dense rank), as
+        the Spark path numbers them: ascending, nulls first."""
+        child = self._input(node)
+        keys = []
+        for k in node.keys:
+            text, fam = self._expr(k, child.slots)
+            if fam == "nested":
+                raise NotLocal("groups of lists or structs")
+            keys.append(text)
+        order, fam = self._expr(node.order, child.slots)
+        if fam == "nested":
+            raise NotLocal("an order of lists or structs")
+        rank = "dense_rank" if node.ties else "row_number"
+        over = f"PARTITION BY {', '.join(keys)} ORDER BY {order} ASC NULLS FIRST"
+        cols = columns_of(child.slots) + (["__ord"] if child.ordered else [])
+        return self._add(
+            f"SELECT {', '.join(q(c) for c in cols)} FROM {child.name} "
+            f"QUALIFY {rank}() OVER ({over}) <= {int(node.count)}",
+            child.slots,
+            child.ordered,
+        )
 
     def join(self, node: Join) -> Relation:
         if self.so_far is not None:
@@ -766,8 +807,8 @@ class Translator:
         return self._add(joined, slots, base.ordered)
 
     def edge_match(self, node: EdgeMatch) -> Relation:
-        if node.keep_run or node.first_reach is not None:
-            raise NotLocal("a variable-length edge keeping its run or searching")
+        if node.first_reach is not None:
+            raise NotLocal("a shortest- or cheapest-path search")
         path = self._input(node)
         n = len(node.input.schema)
         body, eslot = self._values(
@@ -814,8 +855,14 @@ class Translator:
         paths stand at, each round one edge further; a walk goes on only from
         a vertex that exists and passes the loop's body, and is emitted
         before that test when the body does not hold at its end (``via_end``
-        false).  A run of no hops ends at its start itself."""
+        false).  A run of no hops ends at its start itself.
+
+        A run that keeps its elements (``keep_run``) carries them in each
+        walk: the edges taken, the vertices between them, and the vertex it
+        stands at, added once it moves on (where two labels share an id, the
+        vertex of the least label, as the Spark path picks it)."""
         n = len(node.input.schema)
+        keep = node.keep_run
         at = path.slots[node.source]
         start_id = q(at.property(T.VERTEX_ID_FIELD))
         starts = self._add(
@@ -825,22 +872,43 @@ class Translator:
         vbody, vslot = self._values(
             node.graph, node.via_labels, node.vertex_type, f"c{n + 1}", True, node=node
         )
-        body_ids = self._add(
-            f"SELECT DISTINCT {q(vslot.property(T.VERTEX_ID_FIELD))} AS __vid "
-            f"FROM ({self._filtered(vbody, vslot, node.via_filter)})",
-            [],
-        )
+        vid = q(vslot.property(T.VERTEX_ID_FIELD))
+        passing = self._filtered(vbody, vslot, node.via_filter)
+        if keep:
+            label = q(vslot.property(T.LABEL_FIELD))
+            body_ids = self._add(
+                f"SELECT {vid} AS __vid, arg_min({packed(vslot)}, {label}) AS __atv "
+                f"FROM ({passing}) GROUP BY {vid}",
+                [],
+            )
+        else:
+            body_ids = self._add(f"SELECT DISTINCT {vid} AS __vid FROM ({passing})", [])
         src, dst = q(eslot.property(T.EDGE_SRC_FIELD)), q(eslot.property(T.EDGE_DST_FIELD))
         nulls = ", ".join(
             f"CAST(NULL AS {duck_type(eslot.type.field_type(prop))}) AS {q(col)}"
             for prop, col in eslot.properties
         )
         taken = ", ".join(f"e.{q(col)}" for col in columns_of([eslot]))
+        run0 = run = ""
+        run_slots: list[Slot] = []
+        if keep:
+            etype, vtype = T.ArrayType(node.edge_type), T.ArrayType(node.vertex_type)
+            run0 = (
+                f", CAST([] AS {nested_duck_type(etype)}) AS __redges, "
+                f"CAST([] AS {nested_duck_type(vtype)}) AS __rverts, "
+                f"CAST(NULL AS {nested_duck_type(node.vertex_type)}) AS __atv"
+            )
+            run = (
+                f", list_append(w.__redges, {packed(eslot, 'e.')}), "
+                "CASE WHEN w.__hops > 0 THEN list_append(w.__rverts, w.__atv) "
+                "ELSE w.__rverts END, b.__atv"
+            )
+            run_slots = [Slot(etype, column=f"c{n + 1}"), Slot(vtype, column=f"c{n + 2}")]
         name = f"n{len(self.ctes)}"
         walks = self._add(
-            f"SELECT __from, __from AS __at, 0 AS __hops, {nulls}, TRUE AS __go "
+            f"SELECT __from, __from AS __at, 0 AS __hops, {nulls}, TRUE AS __go{run0} "
             f"FROM {starts.name} UNION ALL "
-            f"SELECT w.__from, e.{dst}, w.__hops + 1, {taken}, b.__vid IS NOT NULL "
+            f"SELECT w.__from, e.{dst}, w.__hops + 1, {taken}, b.__vid IS NOT NULL{run} "
             f"FROM {name} w JOIN ({edges}) e ON w.__at = e.{src} "
             f"LEFT JOIN {body_ids.name} b ON b.__vid = e.{dst} "
             f"WHERE w.__go AND w.__hops < {int(node.max_hops)}",
@@ -852,15 +920,22 @@ class Translator:
             emitted += " AND (w.__hops = 0 OR w.__go)"
         cols = [f"p.{q(c)}" for c in columns_of(path.slots)]
         cols += [f"w.{q(c)}" for c in columns_of([eslot])]
+        if keep:
+            cols += [f"w.__redges AS {q(f'c{n + 1}')}", f"w.__rverts AS {q(f'c{n + 2}')}"]
         joined = f"{path.name} p JOIN {walks.name} w ON p.{start_id} = w.__from AND {emitted}"
         if node.target_bound is not None:
             bound = q(path.slots[node.target_bound].property(T.VERTEX_ID_FIELD))
             return self._add(
                 f"SELECT {', '.join(cols)} FROM {joined} WHERE w.__at = p.{bound}",
-                path.slots + [eslot],
+                path.slots + [eslot, *run_slots],
             )
         tbody, tslot = self._values(
-            node.graph, node.target_labels, node.vertex_type, f"c{n + 1}", True, node=node
+            node.graph,
+            node.target_labels,
+            node.vertex_type,
+            f"c{n + 1 + len(run_slots)}",
+            True,
+            node=node,
         )
         hopped = "w.__hops > 0"
         if node.via_end and node.has_body:
@@ -874,7 +949,7 @@ class Translator:
             f"SELECT {', '.join(cols)} FROM {joined} "
             f"JOIN ({self._filtered(tbody, tslot, node.target_filter)}) v "
             f"ON w.__at = v.{q(tslot.property(T.VERTEX_ID_FIELD))} AND ({hopped})",
-            path.slots + [eslot, tslot],
+            path.slots + [eslot, *run_slots, tslot],
         )
 
     def _body_test(self, node: EdgeMatch, slot: Slot) -> str:
@@ -1003,6 +1078,9 @@ class Translator:
 
     def _expr(self, e: exp.Expression, slots: list[Slot]) -> tuple[str, str]:
         """DuckDB text of a bound expression and its family."""
+        over_lists = self.nested.scalar(e, slots)
+        if over_lists is not None:
+            return over_lists
         if isinstance(e, exp.Paren):
             text, fam = self._expr(e.this, slots)
             return f"({text})", fam
@@ -1100,8 +1178,11 @@ class Translator:
             return self._coalesce(e, e.expressions, slots)
         if isinstance(e, exp.Cast):
             a, fa = self._expr(e.this, slots)
-            source = type_of(e.this)
+            source = self._type_of(e.this, slots)
             target = type_of(e)
+            if target == T.ANY:
+                # (the binder types every cast but those summing a path's cost)
+                raise NotLocal("a cast to an open type (a path's cost)")
             if fa == "null":
                 return f"CAST(NULL AS {duck_type(target)})", family(target)
             if widens(source, target):
@@ -1188,6 +1269,8 @@ def _check_number(text: str) -> None:
 
 def _comparable(a: str, b: str) -> None:
     numbers = ("integer", "float")
+    if "nested" in (a, b):
+        raise NotLocal("a comparison of lists or structs")
     if a == "null" or b == "null" or a == b or (a in numbers and b in numbers):
         return
     raise NotLocal(f"a comparison of {a} with {b}")
@@ -1230,6 +1313,7 @@ _HANDLERS: dict[type, Callable[[Translator, Any], Relation]] = {
     Project: Translator.project,
     Aggregate: Translator.aggregate,
     Sort: Translator.sort,
+    GroupLimit: Translator.group_limit,
     Join: Translator.join,
     Union: Translator.union,
     VertexMatch: Translator.vertex_match,
