@@ -807,8 +807,8 @@ class Translator:
         return self._add(joined, slots, base.ordered)
 
     def edge_match(self, node: EdgeMatch) -> Relation:
-        if node.first_reach is not None:
-            raise NotLocal("a shortest- or cheapest-path search")
+        if node.reach_cost is not None:
+            raise NotLocal("a cheapest-path search")
         path = self._input(node)
         n = len(node.input.schema)
         body, eslot = self._values(
@@ -905,15 +905,18 @@ class Translator:
             )
             run_slots = [Slot(etype, column=f"c{n + 1}"), Slot(vtype, column=f"c{n + 2}")]
         name = f"n{len(self.ctes)}"
-        walks = self._add(
-            f"SELECT __from, __from AS __at, 0 AS __hops, {nulls}, TRUE AS __go{run0} "
-            f"FROM {starts.name} UNION ALL "
-            f"SELECT w.__from, e.{dst}, w.__hops + 1, {taken}, b.__vid IS NOT NULL{run} "
-            f"FROM {name} w JOIN ({edges}) e ON w.__at = e.{src} "
-            f"LEFT JOIN {body_ids.name} b ON b.__vid = e.{dst} "
-            f"WHERE w.__go AND w.__hops < {int(node.max_hops)}",
-            [eslot],
-        )
+        if node.first_reach is not None:
+            walks = self._first_walks(node, starts, edges, body_ids, eslot)
+        else:
+            walks = self._add(
+                f"SELECT __from, __from AS __at, 0 AS __hops, {nulls}, TRUE AS __go{run0} "
+                f"FROM {starts.name} UNION ALL "
+                f"SELECT w.__from, e.{dst}, w.__hops + 1, {taken}, b.__vid IS NOT NULL{run} "
+                f"FROM {name} w JOIN ({edges}) e ON w.__at = e.{src} "
+                f"LEFT JOIN {body_ids.name} b ON b.__vid = e.{dst} "
+                f"WHERE w.__go AND w.__hops < {int(node.max_hops)}",
+                [eslot],
+            )
         self.recursive = True
         emitted = f"w.__hops >= {int(node.min_hops)}"
         if node.via_end:
@@ -950,6 +953,68 @@ class Translator:
             f"JOIN ({self._filtered(tbody, tslot, node.target_filter)}) v "
             f"ON w.__at = v.{q(tslot.property(T.VERTEX_ID_FIELD))} AND ({hopped})",
             path.slots + [eslot, *run_slots, tslot],
+        )
+
+    def _first_walks(
+        self, node: EdgeMatch, starts: Relation, edges: str, body_ids: Relation, eslot: Slot
+    ) -> Relation:
+        """The walks of a shortest-path search (``EdgeMatch.first_reach``),
+        as the Spark path's rounds keep them: a walk reaching a vertex its
+        start reached in an earlier round is dropped ("ANY" also keeps one
+        walk per start and vertex a round).  One recursive query keyed by
+        (start, vertex) (DuckDB's ``USING KEY``): a row holds the walks of
+        the round that first reached the pair, and each round reads the
+        pairs reached so far (``recurring``).  The start itself counts as
+        reached only where a run may have no edges; the walks come out as
+        ``_run``'s other walks do, one row each."""
+        keep = node.keep_run
+        src, dst = q(eslot.property(T.EDGE_SRC_FIELD)), q(eslot.property(T.EDGE_DST_FIELD))
+        edge = packed(eslot, "e.")
+        seed = [f"e := CAST(NULL AS {nested_duck_type(node.edge_type)})"]
+        step = [f"e := {edge}"]
+        atv0 = atv = ""
+        if keep:
+            etype, vtype = T.ArrayType(node.edge_type), T.ArrayType(node.vertex_type)
+            seed += [
+                f"redges := CAST([] AS {nested_duck_type(etype)})",
+                f"rverts := CAST([] AS {nested_duck_type(vtype)})",
+            ]
+            step += [
+                f"redges := list_append(u.redges, {edge})",
+                "rverts := CASE WHEN w.__hops > 0 THEN list_append(u.rverts, w.__atv) "
+                "ELSE u.rverts END",
+            ]
+            atv0 = f", CAST(NULL AS {nested_duck_type(node.vertex_type)}) AS __atv"
+            atv = ", any_value(b.__atv)"
+        walk = f"struct_pack({', '.join(step)})"
+        gathered = f"list({walk})" if node.first_reach == "ALL" else f"[any_value({walk})]"
+        name = f"n{len(self.ctes)}"
+        # (the start itself is a pair reached, at no edges, only where a run may have none)
+        met = "" if node.min_hops == 0 else " AND NOT r.__seed"
+        body = (
+            f"SELECT __from, __from AS __at, TRUE AS __seed, 0 AS __hops, TRUE AS __go{atv0}, "
+            f"[struct_pack({', '.join(seed)})] AS __walks FROM {starts.name} UNION "
+            f"SELECT w.__from, e.{dst}, FALSE, w.__hops + 1, b.__vid IS NOT NULL{atv}, {gathered} "
+            f"FROM {name} w, unnest(w.__walks) AS t(u) JOIN ({edges}) e ON w.__at = e.{src} "
+            f"LEFT JOIN {body_ids.name} b ON b.__vid = e.{dst} "
+            f"WHERE w.__go AND w.__hops < {int(node.max_hops)} AND NOT EXISTS ("
+            f"SELECT 1 FROM recurring.{name} r WHERE r.__from = w.__from AND r.__at = e.{dst}{met}) "
+            f"GROUP BY w.__from, e.{dst}, w.__hops, b.__vid"
+        )
+        self.ctes.append((f"{name} USING KEY (__from, __at, __seed)", body))
+        cols = [
+            f"struct_extract(struct_extract(u, 'e'), {_string(prop)}) AS {q(col)}"
+            for prop, col in eslot.properties
+        ]
+        if keep:
+            cols += [
+                "struct_extract(u, 'redges') AS __redges",
+                "struct_extract(u, 'rverts') AS __rverts",
+            ]
+        return self._add(
+            f"SELECT w.__from, w.__at, w.__hops, {', '.join(cols)}, w.__go "
+            f"FROM {name} w, unnest(w.__walks) AS t(u)",
+            [eslot],
         )
 
     def _body_test(self, node: EdgeMatch, slot: Slot) -> str:
