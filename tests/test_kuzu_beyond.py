@@ -169,14 +169,9 @@ def rows_on(spark, tmp, g: Graph, gqls: list[str], conf: dict, engine: str) -> l
     return out
 
 
-# Why the local engine hands some queries of these tests to Spark: a search
-# by cost; two patterns joined on nothing (the ends of a search between
-# bound vertices); a path's cost.
-ON_SPARK = (
-    "does not run a cheapest-path search",
-    "does not run a cross join",
-    "does not run a cast to an open type (a path's cost)",
-)
+# Why the local engine hands some queries of these tests to Spark: two
+# patterns joined on nothing (the ends of a search between bound vertices).
+ON_SPARK = ("does not run a cross join",)
 
 
 def rows_on_both(

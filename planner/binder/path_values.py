@@ -225,6 +225,11 @@ def path_cost(
     total = parts[0]
     for part in parts[1:]:
         total = exp.Add(this=total, expression=part)
+    # (every cast written above is to the cost's type; a COST expression's
+    # own casts were typed when it was bound)
+    for cast_ in total.find_all(exp.Cast):
+        if type_of(cast_) == T.ANY:
+            typed(cast_, ctype)
     return typed(total, ctype)
 
 

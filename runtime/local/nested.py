@@ -66,8 +66,9 @@ class StructOf:
         raise NotLocal(f"field {name}")
 
 
-# What a value is: a list, a struct, or a scalar of a family ("integer", ...).
-Kind = ListOf | StructOf | str
+# What a value is: a list, a struct, or a scalar: of its GeaFlow type, or of
+# a family ("integer", ...) where the plan does not say its exact type.
+Kind = ListOf | StructOf | T.SqlType | str
 
 
 def kind_of(t: Any) -> Kind:
@@ -75,7 +76,15 @@ def kind_of(t: Any) -> Kind:
         return ListOf(kind_of(t.element))
     if isinstance(t, T.StructType):
         return StructOf(tuple((f.name, kind_of(f.type)) for f in t.fields))
-    return family(t)
+    family(t)  # (a scalar the engine keeps)
+    return t
+
+
+def family_of(kind: Kind) -> str:
+    """``nested`` for a list or struct, else the scalar's family."""
+    if isinstance(kind, (ListOf, StructOf)):
+        return "nested"
+    return kind if isinstance(kind, str) else family(kind)
 
 
 def is_nested(t: Any) -> bool:
@@ -139,7 +148,7 @@ class Nested:
             return self.value(e, slots)[0], "nested"
         if isinstance(e, (exp.Identifier, exp.Column)) and self._param(e) is not None:
             text, kind = self._param(e)  # type: ignore[misc]
-            return text, kind if isinstance(kind, str) else "nested"
+            return text, family_of(kind)
         if isinstance(e, exp.Dot) and not self._element_ref(e.this, slots):
             return self._field(e, slots)
         if isinstance(e, exp.ArraySize):
@@ -236,7 +245,18 @@ class Nested:
 
     def _scalar_of(self, found: tuple[str, Kind]) -> tuple[str, str]:
         text, kind = found
-        return text, kind if isinstance(kind, str) else "nested"
+        return text, family_of(kind)
+
+    def scalar_type(self, e: exp.Expression, slots: list[Slot]) -> Any:
+        """The GeaFlow type of a scalar read off a lambda's parameter or a
+        list or struct (``x_.w``), where its kind says it; else None."""
+        if isinstance(e, (exp.Identifier, exp.Column)) and self._param(e) is not None:
+            kind = self._param(e)[1]  # type: ignore[index]
+        elif isinstance(e, exp.Dot) and not self._element_ref(e.this, slots):
+            kind = self._field(e, slots, nested=True)[1]
+        else:
+            return None
+        return kind if isinstance(kind, T.SqlType) else None
 
     def _field(self, e: exp.Dot, slots: list[Slot], nested: bool = False) -> tuple[str, Any]:
         base, kind = self.value(e.this, slots)
@@ -246,7 +266,7 @@ class Nested:
         text = f"struct_extract({base}, '{name.replace(chr(39), chr(39) * 2)}')"
         if nested:
             return text, fkind
-        return text, fkind if isinstance(fkind, str) else "nested"
+        return text, family_of(fkind)
 
     def _struct(self, e: exp.Struct, slots: list[Slot]) -> tuple[str, StructOf]:
         fields: list[tuple[str, Kind]] = []
@@ -264,11 +284,11 @@ class Nested:
     def _any(self, e: exp.Expression, slots: list[Slot]) -> tuple[str, Kind]:
         """A value of either sort: a list or struct, or a scalar (its family)."""
         found = self.scalar(e, slots)
-        if found is not None and found[1] != "nested":
-            return found
-        if found is not None or self._element_ref(e, slots):
+        if (found is not None and found[1] == "nested") or self._element_ref(e, slots):
             return self.value(e, slots)
-        return self.tr._expr(e, slots)
+        text, fam = found if found is not None else self.tr._expr(e, slots)
+        exact = self.tr._type_of(e, slots)
+        return text, exact if isinstance(exact, T.SqlType) and exact != T.ANY else fam
 
     def _array(self, e: exp.Array, slots: list[Slot]) -> tuple[str, ListOf]:
         if not e.expressions:
@@ -346,11 +366,12 @@ class Nested:
             raise NotLocal("aggregate with a finishing function")
         text, kind = self._list(e.this, slots)
         start, skind = self._any(e.args["initial"], slots)
-        if not isinstance(skind, str) or skind not in ("integer", "float"):
+        if family_of(skind) not in ("integer", "float"):
             raise NotLocal("an aggregate over a list to other than a number")
         body, out = self._lambda(e.args["merge"], [skind, kind.element], slots)
-        if out != skind:
+        if family_of(out) != family_of(skind):
             raise NotLocal("an aggregate whose step changes its type")
+        # (DuckDB's fold keeps the start's type: Spark's sums in it too)
         return f"list_reduce({text}, {body}, {start})", skind
 
     def _distinct_count(self, e: exp.Expression, slots: list[Slot]) -> str:
@@ -399,15 +420,15 @@ def _is_value(e: exp.Expression) -> bool:
 
 
 _FAMILIES = {
-    exp.DataType.Type.TINYINT: "integer",
-    exp.DataType.Type.SMALLINT: "integer",
-    exp.DataType.Type.INT: "integer",
-    exp.DataType.Type.BIGINT: "integer",
-    exp.DataType.Type.FLOAT: "float",
-    exp.DataType.Type.DOUBLE: "float",
-    exp.DataType.Type.VARCHAR: "string",
-    exp.DataType.Type.TEXT: "string",
-    exp.DataType.Type.BOOLEAN: "boolean",
+    exp.DataType.Type.TINYINT: T.SqlType("TINYINT"),
+    exp.DataType.Type.SMALLINT: T.SqlType("SMALLINT"),
+    exp.DataType.Type.INT: T.SqlType("INTEGER"),
+    exp.DataType.Type.BIGINT: T.SqlType("BIGINT"),
+    exp.DataType.Type.FLOAT: T.SqlType("FLOAT"),
+    exp.DataType.Type.DOUBLE: T.SqlType("DOUBLE"),
+    exp.DataType.Type.VARCHAR: T.SqlType("VARCHAR"),
+    exp.DataType.Type.TEXT: T.SqlType("VARCHAR"),
+    exp.DataType.Type.BOOLEAN: T.SqlType("BOOLEAN"),
 }
 
 

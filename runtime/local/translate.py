@@ -418,6 +418,14 @@ class Translator:
         property's type (the binder leaves such a read untyped)."""
         while isinstance(e, exp.Paren) and type_of(e) == T.ANY:
             e = e.this
+        exact = self.nested.scalar_type(e, slots) if type_of(e) == T.ANY else None
+        if exact is not None:
+            return exact
+        if type_of(e) == T.ANY and isinstance(e, exp.Literal) and not e.is_string:
+            # (an integer literal the binder wrote untyped, as _literal reads it)
+            text = str(e.this)
+            if text.lstrip("-").isdigit():
+                return T.INTEGER if -(2**31) <= int(text) < 2**31 else T.BIGINT
         if type_of(e) == T.ANY and (
             isinstance(e, exp.ArraySize)
             or (isinstance(e, exp.Anonymous) and str(e.this).lower() == "array_size")
@@ -807,8 +815,6 @@ class Translator:
         return self._add(joined, slots, base.ordered)
 
     def edge_match(self, node: EdgeMatch) -> Relation:
-        if node.reach_cost is not None:
-            raise NotLocal("a cheapest-path search")
         path = self._input(node)
         n = len(node.input.schema)
         body, eslot = self._values(
@@ -966,7 +972,14 @@ class Translator:
         the round that first reached the pair, and each round reads the
         pairs reached so far (``recurring``).  The start itself counts as
         reached only where a run may have no edges; the walks come out as
-        ``_run``'s other walks do, one row each."""
+        ``_run``'s other walks do, one row each.
+
+        A search by cost (``EdgeMatch.reach_cost``) keeps a walk cheaper
+        ("ALL": no dearer) than every earlier walk to its pair, and of a
+        round's walks to a pair the cheapest (one, or "ALL" every one): a
+        pair's row is replaced by a cheaper round's, or for "ALL" joined by
+        one as cheap (``__walks``), and a round goes on from the walks the
+        round before kept (``__fresh``)."""
         keep = node.keep_run
         src, dst = q(eslot.property(T.EDGE_SRC_FIELD)), q(eslot.property(T.EDGE_DST_FIELD))
         edge = packed(eslot, "e.")
@@ -991,6 +1004,10 @@ class Translator:
         name = f"n{len(self.ctes)}"
         # (the start itself is a pair reached, at no edges, only where a run may have none)
         met = "" if node.min_hops == 0 else " AND NOT r.__seed"
+        if node.reach_cost is not None:
+            body = self._cheapest(node, name, starts, edges, body_ids, eslot, seed, walk, met)
+            self.ctes.append((f"{name} USING KEY (__from, __at, __seed)", body))
+            return self._unnested(name, eslot, keep)
         body = (
             f"SELECT __from, __from AS __at, TRUE AS __seed, 0 AS __hops, TRUE AS __go{atv0}, "
             f"[struct_pack({', '.join(seed)})] AS __walks FROM {starts.name} UNION "
@@ -1002,6 +1019,10 @@ class Translator:
             f"GROUP BY w.__from, e.{dst}, w.__hops, b.__vid"
         )
         self.ctes.append((f"{name} USING KEY (__from, __at, __seed)", body))
+        return self._unnested(name, eslot, keep)
+
+    def _unnested(self, name: str, eslot: Slot, keep: bool) -> Relation:
+        """A search's walks (the lists in its rows), one row each."""
         cols = [
             f"struct_extract(struct_extract(u, 'e'), {_string(prop)}) AS {q(col)}"
             for prop, col in eslot.properties
@@ -1015,6 +1036,69 @@ class Translator:
             f"SELECT w.__from, w.__at, w.__hops, {', '.join(cols)}, w.__go "
             f"FROM {name} w, unnest(w.__walks) AS t(u)",
             [eslot],
+        )
+
+    def _cheapest(
+        self,
+        node: EdgeMatch,
+        name: str,
+        starts: Relation,
+        edges: str,
+        body_ids: Relation,
+        eslot: Slot,
+        seed: list[str],
+        walk: str,
+        met: str,
+    ) -> str:
+        """The recursive query of a search by cost (see ``_first_walks``)."""
+        assert node.reach_cost is not None
+        cost, fam = self._expr(node.reach_cost, [eslot])
+        if fam not in ("integer", "float"):
+            raise NotLocal(f"an edge cost of {fam}")
+        # (the Spark path's rule: integers add up as BIGINT where the cost is
+        # typed an integer, else as DOUBLE, exact for integers below 2^53)
+        integral = getattr(type_of(node.reach_cost), "is_integer", False)
+        ctype = T.BIGINT if integral and fam == "integer" else T.DOUBLE
+        src, dst = q(eslot.property(T.EDGE_SRC_FIELD)), q(eslot.property(T.EDGE_DST_FIELD))
+        costed = (
+            f"SELECT *, CAST({cost} AS {ctype.name}) AS __ecost FROM ({edges}) "
+            f"WHERE ({cost}) IS NOT NULL"
+        )
+        keep = node.keep_run
+        atv0 = f", CAST(NULL AS {nested_duck_type(node.vertex_type)}) AS __atv" if keep else ""
+        any_ = node.first_reach == "ANY"
+        # A round's walks to a pair at its least cost (ANY: one of them), when
+        # cheaper (ANY) or no dearer (ALL) than every earlier walk to it.
+        than = "<" if any_ else "<="
+        fresh = "[arg_min(c.__walk, c.__cost)]" if any_ else "list(c.__walk)"
+        walks = (
+            "x.__fresh"
+            if any_
+            else "CASE WHEN o.__cost = x.__cost THEN list_concat(o.__walks, x.__fresh) "
+            "ELSE x.__fresh END"
+        )
+        return (
+            f"SELECT __from, __from AS __at, TRUE AS __seed, 0 AS __hops, TRUE AS __go{atv0}, "
+            f"CAST(0 AS {ctype.name}) AS __cost, [struct_pack({', '.join(seed)})] AS __walks, "
+            f"[struct_pack({', '.join(seed)})] AS __fresh FROM {starts.name} UNION "
+            f"SELECT x.__from, x.__at, FALSE, x.__hops, x.__go{', x.__atv' if keep else ''}, "
+            f"x.__cost, {walks}, x.__fresh FROM ("
+            f"SELECT c.__from, c.__at, any_value(c.__hops) AS __hops, any_value(c.__go) AS __go"
+            f"{', any_value(c.__atv) AS __atv' if keep else ''}, "
+            f"min(c.__cost) AS __cost, {fresh} AS __fresh FROM ("
+            f"SELECT w.__from, e.{dst} AS __at, w.__hops + 1 AS __hops, "
+            f"b.__vid IS NOT NULL AS __go{', b.__atv AS __atv' if keep else ''}, "
+            f"w.__cost + e.__ecost AS __cost, {walk} AS __walk, "
+            f"min(w.__cost + e.__ecost) OVER (PARTITION BY w.__from, e.{dst}) AS __least "
+            f"FROM {name} w, unnest(w.__fresh) AS t(u) JOIN ({costed}) e ON w.__at = e.{src} "
+            f"LEFT JOIN {body_ids.name} b ON b.__vid = e.{dst} "
+            f"WHERE w.__go AND w.__hops < {int(node.max_hops)}) c "
+            f"WHERE c.__cost = c.__least AND NOT EXISTS (SELECT 1 FROM recurring.{name} r "
+            f"WHERE r.__from = c.__from AND r.__at = c.__at{met} "
+            f"AND NOT (c.__cost {than} r.__cost)) "
+            f"GROUP BY c.__from, c.__at) x "
+            f"LEFT JOIN recurring.{name} o "
+            f"ON o.__from = x.__from AND o.__at = x.__at AND NOT o.__seed"
         )
 
     def _body_test(self, node: EdgeMatch, slot: Slot) -> str:
