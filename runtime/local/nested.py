@@ -39,6 +39,7 @@ from geaflow_sql.core import types as T
 from planner.dialect import SparkTemplate
 from planner.expressions import ref_index
 
+from .sql_text import q
 from .types import NotLocal, duck_type, family
 
 if TYPE_CHECKING:
@@ -99,21 +100,17 @@ def nested_duck_type(t: Any) -> str:
     if isinstance(t, T.ArrayType):
         return f"{nested_duck_type(t.element)}[]"
     if isinstance(t, T.StructType):
-        fields = ", ".join(f"{_q(f.name)} {nested_duck_type(f.type)}" for f in t.fields)
+        fields = ", ".join(f"{q(f.name)} {nested_duck_type(f.type)}" for f in t.fields)
         return f"STRUCT({fields})"
     return duck_type(t)
-
-
-def _q(name: str) -> str:
-    return '"' + name.replace('"', '""') + '"'
 
 
 def packed(slot: Slot, prefix: str = "") -> str:
     """A vertex or edge held as columns, as one struct (null when missing:
     a found element always has a label)."""
-    fields = ", ".join(f"{_q(prop)} := {prefix}{_q(col)}" for prop, col in slot.properties)
+    fields = ", ".join(f"{q(prop)} := {prefix}{q(col)}" for prop, col in slot.properties)
     return (
-        f"(CASE WHEN {prefix}{_q(slot.property(T.LABEL_FIELD))} IS NULL THEN NULL "
+        f"(CASE WHEN {prefix}{q(slot.property(T.LABEL_FIELD))} IS NULL THEN NULL "
         f"ELSE struct_pack({fields}) END)"
     )
 
@@ -181,7 +178,7 @@ class Nested:
                 return packed(slot), kind_of(slot.type)
             if not is_nested(slot.type):
                 raise NotLocal("a scalar where a list or struct is read")
-            return _q(slot.column), kind_of(slot.type)
+            return q(slot.column), kind_of(slot.type)
         if isinstance(e, (exp.Identifier, exp.Column)):
             found = self._param(e)
             if found is None:
@@ -278,7 +275,7 @@ class Nested:
             value = item.expression if isinstance(item, exp.PropertyEQ) else item.this
             text, kind = self._any(value, slots)
             fields.append((name, kind))
-            parts.append(f"{_q(name)} := {text}")
+            parts.append(f"{q(name)} := {text}")
         return f"struct_pack({', '.join(parts)})", StructOf(tuple(fields))
 
     def _any(self, e: exp.Expression, slots: list[Slot]) -> tuple[str, Kind]:
@@ -419,7 +416,8 @@ def _is_value(e: exp.Expression) -> bool:
     return isinstance(e, _VALUES)
 
 
-_FAMILIES = {
+# The scalar Spark types an empty list's cast may name, as GeaFlow types.
+_SPARK_TYPES = {
     exp.DataType.Type.TINYINT: T.SqlType("TINYINT"),
     exp.DataType.Type.SMALLINT: T.SqlType("SMALLINT"),
     exp.DataType.Type.INT: T.SqlType("INTEGER"),
@@ -443,7 +441,7 @@ def _kind_of_spark(t: exp.DataType) -> Kind:
                 raise NotLocal(f"type {t.sql(dialect='spark')}")
             fields.append((f.name, _kind_of_spark(f.args["kind"])))
         return StructOf(tuple(fields))
-    found = _FAMILIES.get(t.this)
+    found = _SPARK_TYPES.get(t.this)
     if found is None:
         raise NotLocal(f"type {t.sql(dialect='spark')}")
     return found

@@ -72,19 +72,33 @@ from runtime.operators.literal_rows import python_rows
 from .exact_sum import exact_sum, helper_layers
 from .inputs import HeldRows
 from .nested import Nested, is_nested, nested_duck_type, packed
+from .sql_text import q, string_literal
 from .types import FLOATS, NotLocal, duck_type, family, narrowing_cast, widens
-
-
-def q(name: str) -> str:
-    return '"' + name.replace('"', '""') + '"'
-
-
-def _string(value: str) -> str:
-    return "'" + value.replace("'", "''") + "'"
 
 
 def is_element(t: Any) -> bool:
     return isinstance(t, T.StructType) and t.kind in ("VERTEX", "EDGE")
+
+
+def _run_lists(node: EdgeMatch, edge: str, prev: str) -> list[tuple[str, str, str]]:
+    """The lists a walk that keeps its run carries, as (name, value at the
+    start, value one ``edge`` further for the walk ``w`` whose lists are
+    ``prev`` + name): the edges taken, and the vertices between them (the
+    vertex the walk stood at, ``w.__atv``, once it moves on)."""
+    etype, vtype = T.ArrayType(node.edge_type), T.ArrayType(node.vertex_type)
+    return [
+        ("redges", f"CAST([] AS {nested_duck_type(etype)})", f"list_append({prev}redges, {edge})"),
+        (
+            "rverts",
+            f"CAST([] AS {nested_duck_type(vtype)})",
+            f"CASE WHEN w.__hops > 0 THEN list_append({prev}rverts, w.__atv) ELSE {prev}rverts END",
+        ),
+    ]
+
+
+def _no_vertex(node: EdgeMatch) -> str:
+    """A null vertex of the loop's type (where a walk stands before it moves)."""
+    return f"CAST(NULL AS {nested_duck_type(node.vertex_type)})"
 
 
 @dataclass(frozen=True)
@@ -761,7 +775,7 @@ class Translator:
             return f"CAST({q(found[0])} AS {target})"
 
         if f.name == T.LABEL_FIELD:
-            return _string(info.label)
+            return string_literal(info.label)
         if is_vertex:
             if f.name == T.VERTEX_ID_FIELD:
                 return cast(column(info.id_field))
@@ -775,7 +789,7 @@ class Translator:
         if f.name == T.EDGE_DST_FIELD:
             return cast(column(second))
         if f.name == T.EDGE_DIRECTION_FIELD:
-            return _string(d)
+            return string_literal(d)
         if f.name == T.EDGE_TS_FIELD:
             return cast(column(info.ts_field))
         keys = {info.src_field.lower(), info.dst_field.lower(), (info.ts_field or "").lower()}
@@ -898,18 +912,14 @@ class Translator:
         run0 = run = ""
         run_slots: list[Slot] = []
         if keep:
-            etype, vtype = T.ArrayType(node.edge_type), T.ArrayType(node.vertex_type)
-            run0 = (
-                f", CAST([] AS {nested_duck_type(etype)}) AS __redges, "
-                f"CAST([] AS {nested_duck_type(vtype)}) AS __rverts, "
-                f"CAST(NULL AS {nested_duck_type(node.vertex_type)}) AS __atv"
-            )
-            run = (
-                f", list_append(w.__redges, {packed(eslot, 'e.')}), "
-                "CASE WHEN w.__hops > 0 THEN list_append(w.__rverts, w.__atv) "
-                "ELSE w.__rverts END, b.__atv"
-            )
-            run_slots = [Slot(etype, column=f"c{n + 1}"), Slot(vtype, column=f"c{n + 2}")]
+            lists = _run_lists(node, packed(eslot, "e."), "w.__")
+            run0 = "".join(f", {first} AS __{name}" for name, first, _ in lists)
+            run0 += f", {_no_vertex(node)} AS __atv"
+            run = "".join(f", {step}" for _, _, step in lists) + ", b.__atv"
+            run_slots = [
+                Slot(T.ArrayType(node.edge_type), column=f"c{n + 1}"),
+                Slot(T.ArrayType(node.vertex_type), column=f"c{n + 2}"),
+            ]
         name = f"n{len(self.ctes)}"
         if node.first_reach is not None:
             walks = self._first_walks(node, starts, edges, body_ids, eslot)
@@ -985,46 +995,38 @@ class Translator:
         edge = packed(eslot, "e.")
         seed = [f"e := CAST(NULL AS {nested_duck_type(node.edge_type)})"]
         step = [f"e := {edge}"]
-        atv0 = atv = ""
         if keep:
-            etype, vtype = T.ArrayType(node.edge_type), T.ArrayType(node.vertex_type)
-            seed += [
-                f"redges := CAST([] AS {nested_duck_type(etype)})",
-                f"rverts := CAST([] AS {nested_duck_type(vtype)})",
-            ]
-            step += [
-                f"redges := list_append(u.redges, {edge})",
-                "rverts := CASE WHEN w.__hops > 0 THEN list_append(u.rverts, w.__atv) "
-                "ELSE u.rverts END",
-            ]
-            atv0 = f", CAST(NULL AS {nested_duck_type(node.vertex_type)}) AS __atv"
-            atv = ", any_value(b.__atv)"
+            lists = _run_lists(node, edge, "u.")
+            seed += [f"{field} := {first}" for field, first, _ in lists]
+            step += [f"{field} := {next_}" for field, _, next_ in lists]
         walk = f"struct_pack({', '.join(step)})"
-        gathered = f"list({walk})" if node.first_reach == "ALL" else f"[any_value({walk})]"
         name = f"n{len(self.ctes)}"
         # (the start itself is a pair reached, at no edges, only where a run may have none)
         met = "" if node.min_hops == 0 else " AND NOT r.__seed"
         if node.reach_cost is not None:
             body = self._cheapest(node, name, starts, edges, body_ids, eslot, seed, walk, met)
-            self.ctes.append((f"{name} USING KEY (__from, __at, __seed)", body))
-            return self._unnested(name, eslot, keep)
-        body = (
-            f"SELECT __from, __from AS __at, TRUE AS __seed, 0 AS __hops, TRUE AS __go{atv0}, "
-            f"[struct_pack({', '.join(seed)})] AS __walks FROM {starts.name} UNION "
-            f"SELECT w.__from, e.{dst}, FALSE, w.__hops + 1, b.__vid IS NOT NULL{atv}, {gathered} "
-            f"FROM {name} w, unnest(w.__walks) AS t(u) JOIN ({edges}) e ON w.__at = e.{src} "
-            f"LEFT JOIN {body_ids.name} b ON b.__vid = e.{dst} "
-            f"WHERE w.__go AND w.__hops < {int(node.max_hops)} AND NOT EXISTS ("
-            f"SELECT 1 FROM recurring.{name} r WHERE r.__from = w.__from AND r.__at = e.{dst}{met}) "
-            f"GROUP BY w.__from, e.{dst}, w.__hops, b.__vid"
-        )
+        else:
+            atv0 = f", {_no_vertex(node)} AS __atv" if keep else ""
+            atv = ", any_value(b.__atv)" if keep else ""
+            gathered = f"list({walk})" if node.first_reach == "ALL" else f"[any_value({walk})]"
+            body = (
+                f"SELECT __from, __from AS __at, TRUE AS __seed, 0 AS __hops, TRUE AS __go{atv0}, "
+                f"[struct_pack({', '.join(seed)})] AS __walks FROM {starts.name} UNION "
+                f"SELECT w.__from, e.{dst}, FALSE, w.__hops + 1, b.__vid IS NOT NULL{atv}, "
+                f"{gathered} FROM {name} w, unnest(w.__walks) AS t(u) "
+                f"JOIN ({edges}) e ON w.__at = e.{src} "
+                f"LEFT JOIN {body_ids.name} b ON b.__vid = e.{dst} "
+                f"WHERE w.__go AND w.__hops < {int(node.max_hops)} AND NOT EXISTS (SELECT 1 "
+                f"FROM recurring.{name} r WHERE r.__from = w.__from AND r.__at = e.{dst}{met}) "
+                f"GROUP BY w.__from, e.{dst}, w.__hops, b.__vid"
+            )
         self.ctes.append((f"{name} USING KEY (__from, __at, __seed)", body))
         return self._unnested(name, eslot, keep)
 
     def _unnested(self, name: str, eslot: Slot, keep: bool) -> Relation:
         """A search's walks (the lists in its rows), one row each."""
         cols = [
-            f"struct_extract(struct_extract(u, 'e'), {_string(prop)}) AS {q(col)}"
+            f"struct_extract(struct_extract(u, 'e'), {string_literal(prop)}) AS {q(col)}"
             for prop, col in eslot.properties
         ]
         if keep:
@@ -1065,7 +1067,7 @@ class Translator:
             f"WHERE ({cost}) IS NOT NULL"
         )
         keep = node.keep_run
-        atv0 = f", CAST(NULL AS {nested_duck_type(node.vertex_type)}) AS __atv" if keep else ""
+        atv0 = f", {_no_vertex(node)} AS __atv" if keep else ""
         any_ = node.first_reach == "ANY"
         # A round's walks to a pair at its least cost (ANY: one of them), when
         # cheaper (ANY) or no dearer (ALL) than every earlier walk to it.
@@ -1105,7 +1107,7 @@ class Translator:
         """Whether the vertex in ``slot`` passes a loop's body: labels and filter."""
         tests = []
         if node.via_labels:
-            labels = ", ".join(_string(lab) for lab in node.via_labels)
+            labels = ", ".join(string_literal(lab) for lab in node.via_labels)
             tests.append(f"{q(slot.property(T.LABEL_FIELD))} IN ({labels})")
         if node.via_filter is not None:
             tests.append(f"COALESCE({self.condition(node.via_filter, [slot])}, FALSE)")
@@ -1364,7 +1366,7 @@ class Translator:
 
     def _literal(self, e: exp.Literal) -> tuple[str, str]:
         if e.is_string:
-            return _string(str(e.this)), "string"
+            return string_literal(str(e.this)), "string"
         text = str(e.this)
         upper = text.upper()
         for suffix, t in (
