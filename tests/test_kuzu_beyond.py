@@ -1072,7 +1072,7 @@ def repeated_edges(draw) -> Pair:
 @settings(_SETTINGS, max_examples=4)
 @given(g=dense_graphs(), qs=st.lists(repeated_edges(), min_size=PER_GRAPH, max_size=PER_GRAPH))
 def test_repeated_one_edge_sub_paths_agree_with_kuzu(spark, tmp_path_factory, g, qs):
-    count("repeated", check(spark, tmp_path_factory.mktemp("rep"), g, qs, engine="distributed"))
+    count("repeated", check(spark, tmp_path_factory.mktemp("rep"), g, qs, both=True))
 
 
 @st.composite

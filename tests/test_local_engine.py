@@ -232,8 +232,8 @@ def test_generated_match_and_sql_give_the_same_rows_on_both_engines(session, see
 
 
 def path_query(rng: random.Random) -> str:
-    """A path variable over a run of 0-3 edges (after a fixed hop now and
-    then, or back to its start), with a mode, a search prefix that keeps
+    """A path variable over a run of 0-3 edges (or repetitions of a one-edge
+    sub-path; after a fixed hop now and then, or back to its start), with a mode, a search prefix that keeps
     more than one path, path functions in WHERE and RETURN; what it returns
     does not depend on which of equally short paths a search keeps."""
     mode = rng.choice(["", "WALK ", "TRAIL ", "ACYCLIC ", "SIMPLE "])
@@ -255,7 +255,14 @@ def path_query(rng: random.Random) -> str:
     end = "(a)" if rng.random() < 0.2 and low > 0 else "(b:person)"
     # (ISO GQL writes a mode before GROUPS)
     prefix = f"SHORTEST 2 {mode}GROUPS " if "GROUPS" in search else f"{search}{mode}"
-    pattern = f"MATCH p = {prefix}{start}{left}[e:knows{econd}]{right}{{{low},{high}}}{end}"
+    run = f"{left}[e:knows{econd}]{right}{{{low},{high}}}"
+    if rng.random() < 0.4:
+        # The run as a quantified sub-path, its condition checked in each repetition.
+        conds = [_edge_condition(rng, "e"), _vertex_condition(rng, "v")]
+        inner = " AND ".join(c for c in conds if rng.random() < 0.4)
+        run = f" ((u){left}[e:knows]{right}(v:person){' WHERE ' + inner if inner else ''})"
+        run += f"{{{low},{high}}} "
+    pattern = f"MATCH p = {prefix}{start}{run}{end}"
     # A MATCH's WHERE filters the paths a search kept: only one reading
     # what does not depend on which of them it kept.
     wheres = [""]

@@ -31,8 +31,8 @@ from dataclasses import dataclass
 
 import pytest
 
-from tests.test_kuzu_beyond import SQUARE, failure
-from tests.test_kuzu_differential import Graph, geaflow_rows
+from tests.test_kuzu_beyond import SQUARE, failure, rows_on_both
+from tests.test_kuzu_differential import Graph
 
 hypothesis = pytest.importorskip("hypothesis")
 from hypothesis import HealthCheck, given, settings  # noqa: E402
@@ -254,7 +254,8 @@ COUNTED: dict[str, int] = {}
 )
 def test_quantified_paths_agree_with_the_oracle(spark, tmp_path_factory, g, qs, rules):
     conf = {} if rules else {"geaflow.dsl.optimizer.enabled": "false"}
-    got = geaflow_rows(spark, tmp_path_factory.mktemp("qpp"), g, [q.gql() for q in qs], conf)
+    # Each query runs on the local engine and again on Spark: the same rows.
+    got = rows_on_both(spark, tmp_path_factory.mktemp("qpp"), g, [q.gql() for q in qs], conf)
     for q, have in zip(qs, got, strict=True):
         want = oracle(g, q)
         assert have == want, (
@@ -277,7 +278,7 @@ def test_the_oracle_ran_enough_queries():
 
 
 def test_group_variables_list_each_repetition_in_written_order(spark, tmp_path):
-    got = geaflow_rows(
+    got = rows_on_both(
         spark,
         tmp_path,
         SQUARE,
@@ -306,7 +307,7 @@ def test_group_variables_list_each_repetition_in_written_order(spark, tmp_path):
 
 
 def test_path_values_and_modes_span_the_repetitions(spark, tmp_path):
-    got = geaflow_rows(
+    got = rows_on_both(
         spark,
         tmp_path,
         SQUARE,

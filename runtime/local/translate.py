@@ -52,7 +52,13 @@ from geaflow_sql.core import types as T
 from geaflow_sql.core.config import EXACT_DOUBLE_SUM
 from planner.dialect import FloatArithmetic
 from planner.expressions import ref_index, type_of
-from planner.graph_nodes import EdgeMatch, GraphAlgorithm, GraphLabelScan, VertexMatch
+from planner.graph_nodes import (
+    EdgeMatch,
+    GraphAlgorithm,
+    GraphLabelScan,
+    RepeatMatch,
+    VertexMatch,
+)
 from planner.logical import (
     Aggregate,
     CollectSink,
@@ -1103,6 +1109,118 @@ class Translator:
             f"ON o.__from = x.__from AND o.__at = x.__at AND NOT o.__seed"
         )
 
+    def repeat_match(self, node: RepeatMatch) -> Relation:
+        """A quantified sub-path as Spark's rounds chain it
+        (runtime.operators.repeat), in one recursive query: the sub-path's
+        walks, each one step (where it joins the path and where it leaves
+        it, and what it adds to each list), chained from the distinct
+        vertices the paths stand at; a walk of ``min_hops`` to ``max_hops``
+        steps is joined back to its paths.  Walked from the pattern's end, a
+        step's values go before the ones gathered so far, so the lists stay
+        in the order written."""
+        path, body = self._input(node, 0), self._input(node, 1)
+        n = len(node.input.schema)
+        at = path.slots[node.source]
+        if not at.properties:
+            raise NotLocal("a path step from a scalar")
+        joins_at, moves_to = (node.first, node.last) if node.forward else (node.last, node.first)
+        body_id = T.VERTEX_ID_FIELD
+        # Each list: (its name, its GeaFlow type, what one step adds to it).
+        lists: list[tuple[str, Any, str]] = []
+        for j, i in enumerate(node.groups):
+            ltype = T.ArrayType(node.body.schema[i].type)
+            if not is_nested(ltype):
+                raise NotLocal(f"a group of {node.body.schema[i].type}")
+            lists.append((f"__g{j}", ltype, f"[{self._nested_value(body.slots[i])}]"))
+        if node.run is not None:
+            for name, fields, element in (
+                ("__re", node.run[0], node.edge_type),
+                ("__rv", node.run[1], node.vertex_type),
+            ):
+                ltype = T.ArrayType(element)
+                values = ", ".join(self._nested_value(body.slots[i]) for i in fields)
+                lists.append((name, ltype, f"CAST([{values}] AS {nested_duck_type(ltype)})"))
+        leaves = body.slots[moves_to]
+        step_cols = [
+            f"{q(body.slots[joins_at].property(body_id))} AS __on",
+            f"{q(leaves.property(body_id))} AS __to",
+            *(f"{added} AS {name}" for name, _, added in lists),
+            f"CAST({self._nested_value(leaves)} AS {nested_duck_type(node.vertex_type)}) AS __endv",
+        ]
+        steps = self._add(f"SELECT {', '.join(step_cols)} FROM {body.name}", [])
+        start_id = q(at.property(body_id))
+        starts = self._add(
+            f"SELECT DISTINCT {start_id} AS __from FROM {path.name} WHERE {start_id} IS NOT NULL",
+            [],
+        )
+        empty = "".join(
+            f", CAST([] AS {nested_duck_type(ltype)}) AS {name}" for name, ltype, _ in lists
+        )
+
+        def grown(name: str) -> str:
+            parts = (f"w.{name}", f"s.{name}") if node.forward else (f"s.{name}", f"w.{name}")
+            return f"list_concat({parts[0]}, {parts[1]})"
+
+        name = f"n{len(self.ctes)}"
+        walks = self._add(
+            f"SELECT __from, __from AS __at, 0 AS __hops{empty}, "
+            f"CAST(NULL AS {nested_duck_type(node.vertex_type)}) AS __endv "
+            f"FROM {starts.name} UNION ALL "
+            f"SELECT w.__from, s.__to, w.__hops + 1"
+            f"{''.join(', ' + grown(ln) for ln, _, _ in lists)}, s.__endv "
+            f"FROM {name} w JOIN {steps.name} s ON w.__at = s.__on "
+            f"WHERE w.__hops < {int(node.max_hops)}",
+            [],
+        )
+        assert walks.name == name
+        self.recursive = True
+        cols = [f"p.{q(c)}" for c in columns_of(path.slots)]
+        slots = list(path.slots)
+        for j, (ln, ltype, _) in enumerate(lists[: len(node.groups)]):
+            cols.append(f"w.{ln} AS {q(f'c{n + j}')}")
+            slots.append(Slot(ltype, column=f"c{n + j}"))
+        if node.run is not None:
+            k = n + len(node.groups)
+            # The run's vertices strictly between those before and after it:
+            # the last one a step adds is the vertex after the pattern.
+            cols += [
+                f"w.__re AS {q(f'c{k}')}",
+                f"w.__rv[1:greatest(len(w.__rv) - 1, 0)] AS {q(f'c{k + 1}')}",
+            ]
+            slots += [
+                Slot(T.ArrayType(node.edge_type), column=f"c{k}"),
+                Slot(T.ArrayType(node.vertex_type), column=f"c{k + 1}"),
+            ]
+        joined = (
+            f"{path.name} p JOIN {walks.name} w "
+            f"ON p.{start_id} = w.__from AND w.__hops >= {int(node.min_hops)}"
+        )
+        if node.target_bound is not None:
+            bound = q(path.slots[node.target_bound].property(body_id))
+            return self._add(
+                f"SELECT {', '.join(cols)} FROM {joined} WHERE w.__at = p.{bound}", slots
+            )
+        target = Slot(
+            node.vertex_type,
+            properties=tuple(
+                (f.name, f"c{node.target_index}.{f.name}") for f in node.vertex_type.fields
+            ),
+        )
+        for prop, col in target.properties:
+            cols.append(
+                f"CASE WHEN w.__hops = 0 THEN p.{q(at.property(prop))} "
+                f"ELSE struct_extract(w.__endv, {string_literal(prop)}) END AS {q(col)}"
+            )
+        return self._add(f"SELECT {', '.join(cols)} FROM {joined}", slots + [target])
+
+    def _nested_value(self, slot: Slot) -> str:
+        """A body field as one value of a list: a vertex or edge packed."""
+        if slot.properties:
+            return packed(slot)
+        if is_nested(slot.type):
+            return q(slot.column)
+        raise NotLocal(f"a list of {slot.type}")
+
     def _body_test(self, node: EdgeMatch, slot: Slot) -> str:
         """Whether the vertex in ``slot`` passes a loop's body: labels and filter."""
         tests = []
@@ -1469,6 +1587,7 @@ _HANDLERS: dict[type, Callable[[Translator, Any], Relation]] = {
     Union: Translator.union,
     VertexMatch: Translator.vertex_match,
     EdgeMatch: Translator.edge_match,
+    RepeatMatch: Translator.repeat_match,
     GraphAlgorithm: Translator.graph_algorithm,
     GraphLabelScan: Translator.graph_label_scan,
 }
