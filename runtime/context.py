@@ -23,6 +23,7 @@ class GraphStoreAccess(Protocol):
     """The session's graph stores (``runtime.stores.registry.GraphStores``)."""
 
     stores: dict[str, Any]
+    frames: Any  # runtime.stores.frame_memo.FrameMemo
 
     def store(self, ctx: RuntimeContext, graph: GraphInfo) -> Any: ...
 

@@ -46,9 +46,16 @@ def _text(value: str) -> str:
 def vertex_values(env: Env, graph: Any, labels: tuple[str, ...], vtype: T.StructType) -> Any:
     """DataFrame with one struct column ``v`` per vertex of the given labels."""
     infos = [graph.vertex(lab) for lab in labels] if labels else list(graph.vertices)
+    rows = tuple(env.graph_frame(graph, info.label, True) for info in infos)
+    what = ("vertex", tuple(info.label for info in infos), vtype)
+    return env.ctx.stores.frames.get(
+        (env.spark, *rows), what, lambda: _vertex_values(env, infos, rows, vtype)
+    )
+
+
+def _vertex_values(env: Env, infos: list[Any], rows: tuple[Any, ...], vtype: T.StructType) -> Any:
     frames = []
-    for info in infos:
-        df = env.graph_frame(graph, info.label, True)
+    for info, df in zip(infos, rows, strict=True):
         cols = df.columns
         parts = []
         for f in vtype.fields:
@@ -71,10 +78,19 @@ def edge_values(
 ) -> Any:
     """DataFrame with one struct column ``e``: edges as seen from their ``~src``."""
     infos = [graph.edge(lab) for lab in labels] if labels else list(graph.edges)
+    rows = tuple(env.graph_frame(graph, info.label, False) for info in infos)
+    what = ("edge", tuple(info.label for info in infos), etype, direction)
+    return env.ctx.stores.frames.get(
+        (env.spark, *rows), what, lambda: _edge_values(env, infos, rows, etype, direction)
+    )
+
+
+def _edge_values(
+    env: Env, infos: list[Any], rows: tuple[Any, ...], etype: T.StructType, direction: str
+) -> Any:
     frames = []
     directions = ["OUT", "IN"] if direction == "BOTH" else [direction]
-    for info in infos:
-        df = env.graph_frame(graph, info.label, False)
+    for info, df in zip(infos, rows, strict=True):
         cols = df.columns
         src_col = _find(cols, info.src_field)
         dst_col = _find(cols, info.dst_field)

@@ -218,6 +218,10 @@ class MemoryStore:
         self.unique_parts: set[int] = set()
         # Threads of one session may write the graph at once.
         self._lock = threading.Lock()
+        # (label, is_vertex) -> (the parts read, the label's frame of them):
+        # a label's frame is one object while its parts do not change, so
+        # what is built of it can be kept (``frame_memo``).
+        self._frames: dict[tuple[str, bool], tuple[tuple[Any, ...], Any]] = {}
 
     def version_number(self) -> int:
         return self.writes
@@ -251,9 +255,20 @@ class MemoryStore:
             if not parts and (not is_vertex or self._unique_using(env, info)):
                 return table
             parts = [with_order(table, 0), *parts]
-        if not parts:
-            return empty_frame(env.spark, info)
-        return self._combine(parts, info, is_vertex).drop("__w", "__r")
+        key = (info.label, is_vertex)
+        kept = self._frames.get(key)
+        if (
+            kept is not None
+            and len(kept[0]) == len(parts)
+            and all(a is b for a, b in zip(kept[0], parts, strict=True))
+        ):
+            return kept[1]
+        if parts:
+            df = self._combine(parts, info, is_vertex).drop("__w", "__r")
+        else:
+            df = empty_frame(env.spark, info)
+        self._frames[key] = (tuple(parts), df)
+        return df
 
     @staticmethod
     def _from_rows(spark: Any, info: Any, rows: Any) -> Any:

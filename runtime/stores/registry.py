@@ -23,6 +23,7 @@ from runtime.env import Env
 from runtime.expressions import spark_ident
 from runtime.reads import graph_key
 
+from .frame_memo import FrameMemo
 from .memory import MemoryStore
 from .persistent import PersistentStore, commit_stores
 
@@ -30,6 +31,8 @@ from .persistent import PersistentStore, commit_stores
 class GraphStores:
     def __init__(self) -> None:
         self.stores: dict[str, Any] = {}
+        # Vertex and edge values built from the stores' label frames.
+        self.frames = FrameMemo()
         # Threads sharing the session's graphs must get one store per graph.
         self._lock = threading.RLock()
 
