@@ -89,6 +89,9 @@ def with_order(df: Any, write_no: int) -> Any:
 # do not change) of USING tables -> {id column: are its values unique?}.
 _UNIQUE_IDS: weakref.WeakKeyDictionary[Any, dict[str, bool]] = weakref.WeakKeyDictionary()
 _UNIQUE_LOCK = threading.Lock()
+# Kept scans of USING tables -> (column names, their rows under those names).
+_NAMED: weakref.WeakKeyDictionary[Any, tuple[tuple[str, ...], Any]] = weakref.WeakKeyDictionary()
+_NAMED_LOCK = threading.Lock()
 
 
 def ids_known_unique(
@@ -175,11 +178,21 @@ def table_frame(env: Env, graph: GraphInfo, info: Any) -> Any:
     if windowed is not None:
         # In a windowed job a USING graph holds what its tables delivered so far.
         return windowed.toDF(*names)
-    # Each use gets its own output columns (fresh aliases, one projection), so
-    # a pattern that joins the label to itself never sees the same column on
-    # both sides.
+    # One object per kept scan (and column names), so the vertex and edge
+    # values a MATCH builds of it are kept too (``frame_memo``).  Whoever
+    # reads the frame projects it again (values, label scans, joins rename
+    # their sides), so a pattern joining the label to itself still sees
+    # distinct columns on each side.
     scan = using_scan(env, table)
-    return scan.selectExpr(*[f"c{i} AS {spark_ident(n)}" for i, n in enumerate(names)])
+    key = tuple(names)
+    with _NAMED_LOCK:
+        kept = _NAMED.get(scan)
+        if kept is not None and kept[0] == key:
+            return kept[1]
+    df = scan.selectExpr(*[f"c{i} AS {spark_ident(n)}" for i, n in enumerate(names)])
+    with _NAMED_LOCK:
+        _NAMED[scan] = (key, df)
+    return df
 
 
 def _reads_windowed_table(env: Env, info: Any) -> bool:
