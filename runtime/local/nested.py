@@ -247,8 +247,9 @@ class Nested:
     def scalar_type(self, e: exp.Expression, slots: list[Slot]) -> Any:
         """The GeaFlow type of a scalar read off a lambda's parameter or a
         list or struct (``x_.w``), where its kind says it; else None."""
-        if isinstance(e, (exp.Identifier, exp.Column)) and self._param(e) is not None:
-            kind = self._param(e)[1]  # type: ignore[index]
+        param = self._param(e) if isinstance(e, (exp.Identifier, exp.Column)) else None
+        if param is not None:
+            kind = param[1]
         elif isinstance(e, exp.Dot) and not self._element_ref(e.this, slots):
             kind = self._field(e, slots, nested=True)[1]
         else:
@@ -418,15 +419,15 @@ def _is_value(e: exp.Expression) -> bool:
 
 # The scalar Spark types an empty list's cast may name, as GeaFlow types.
 _SPARK_TYPES = {
-    exp.DataType.Type.TINYINT: T.SqlType("TINYINT"),
-    exp.DataType.Type.SMALLINT: T.SqlType("SMALLINT"),
-    exp.DataType.Type.INT: T.SqlType("INTEGER"),
-    exp.DataType.Type.BIGINT: T.SqlType("BIGINT"),
-    exp.DataType.Type.FLOAT: T.SqlType("FLOAT"),
-    exp.DataType.Type.DOUBLE: T.SqlType("DOUBLE"),
-    exp.DataType.Type.VARCHAR: T.SqlType("VARCHAR"),
-    exp.DataType.Type.TEXT: T.SqlType("VARCHAR"),
-    exp.DataType.Type.BOOLEAN: T.SqlType("BOOLEAN"),
+    exp.DataType.Type.TINYINT: T.TINYINT,
+    exp.DataType.Type.SMALLINT: T.SMALLINT,
+    exp.DataType.Type.INT: T.INTEGER,
+    exp.DataType.Type.BIGINT: T.BIGINT,
+    exp.DataType.Type.FLOAT: T.FLOAT,
+    exp.DataType.Type.DOUBLE: T.DOUBLE,
+    exp.DataType.Type.VARCHAR: T.VARCHAR,
+    exp.DataType.Type.TEXT: T.VARCHAR,
+    exp.DataType.Type.BOOLEAN: T.BOOLEAN,
 }
 
 

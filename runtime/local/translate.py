@@ -438,15 +438,16 @@ class Translator:
         property's type (the binder leaves such a read untyped)."""
         while isinstance(e, exp.Paren) and type_of(e) == T.ANY:
             e = e.this
-        exact = self.nested.scalar_type(e, slots) if type_of(e) == T.ANY else None
+        untyped = type_of(e) == T.ANY
+        exact = self.nested.scalar_type(e, slots) if untyped else None
         if exact is not None:
             return exact
-        if type_of(e) == T.ANY and isinstance(e, exp.Literal) and not e.is_string:
+        if untyped and isinstance(e, exp.Literal) and not e.is_string:
             # (an integer literal the binder wrote untyped, as _literal reads it)
             text = str(e.this)
             if text.lstrip("-").isdigit():
                 return T.INTEGER if -(2**31) <= int(text) < 2**31 else T.BIGINT
-        if type_of(e) == T.ANY and (
+        if untyped and (
             isinstance(e, exp.ArraySize)
             or (isinstance(e, exp.Anonymous) and str(e.this).lower() == "array_size")
         ):
