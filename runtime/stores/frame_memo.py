@@ -1,13 +1,13 @@
-"""DataFrames built from other DataFrames, kept while those are what is read.
+"""DataFrames built from other objects, kept while those are what is read.
 
-A MATCH builds each hop's vertex and edge values (one struct per row) from
-the rows of the labels it reads.  Building a DataFrame costs py4j round trips
-and an analysis by Spark per operation, which on small graphs costs more
-than running the query, so the values are kept for the next statement that
-reads the same label frames as the same type.  A label's frame stays the
-same object while its rows do not change (the stores keep their frames), and
-an entry holds the frames it was built from, so a frame's identity is never
-reused while the entry lives.
+Building a DataFrame costs py4j round trips and an analysis by Spark per
+operation, which on small graphs costs more than running the query.  So the
+session's graph stores keep here each label's frame, one object while the
+label's parts (or the kept scan of its USING table) do not change, and a
+MATCH keeps the vertex and edge values (one struct per row) it builds of
+the same label frames as the same type for the next statement.  An entry
+holds the objects it was built from, so their identity is never reused
+while the entry lives.
 """
 
 from __future__ import annotations
@@ -19,9 +19,9 @@ from typing import Any
 
 
 class FrameMemo:
-    """A bounded map from (input frames, what was built of them) to the frame built."""
+    """A bounded map from (input objects, what was built of them) to the frame built."""
 
-    def __init__(self, size: int = 128) -> None:
+    def __init__(self, size: int = 256) -> None:
         self.size = size
         self._lock = threading.Lock()
         self._entries: OrderedDict[Hashable, tuple[tuple[Any, ...], Any]] = OrderedDict()
@@ -42,7 +42,3 @@ class FrameMemo:
             while len(self._entries) > self.size:
                 self._entries.popitem(last=False)
         return built
-
-    def clear(self) -> None:
-        with self._lock:
-            self._entries.clear()

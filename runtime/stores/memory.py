@@ -89,9 +89,6 @@ def with_order(df: Any, write_no: int) -> Any:
 # do not change) of USING tables -> {id column: are its values unique?}.
 _UNIQUE_IDS: weakref.WeakKeyDictionary[Any, dict[str, bool]] = weakref.WeakKeyDictionary()
 _UNIQUE_LOCK = threading.Lock()
-# Kept scans of USING tables -> (column names, their rows under those names).
-_NAMED: weakref.WeakKeyDictionary[Any, tuple[tuple[str, ...], Any]] = weakref.WeakKeyDictionary()
-_NAMED_LOCK = threading.Lock()
 
 
 def ids_known_unique(
@@ -184,15 +181,11 @@ def table_frame(env: Env, graph: GraphInfo, info: Any) -> Any:
     # their sides), so a pattern joining the label to itself still sees
     # distinct columns on each side.
     scan = using_scan(env, table)
-    key = tuple(names)
-    with _NAMED_LOCK:
-        kept = _NAMED.get(scan)
-        if kept is not None and kept[0] == key:
-            return kept[1]
-    df = scan.selectExpr(*[f"c{i} AS {spark_ident(n)}" for i, n in enumerate(names)])
-    with _NAMED_LOCK:
-        _NAMED[scan] = (key, df)
-    return df
+    return env.ctx.stores.frames.get(
+        (scan,),
+        ("named", tuple(names)),
+        lambda: scan.selectExpr(*[f"c{i} AS {spark_ident(n)}" for i, n in enumerate(names)]),
+    )
 
 
 def _reads_windowed_table(env: Env, info: Any) -> bool:
@@ -231,10 +224,6 @@ class MemoryStore:
         self.unique_parts: set[int] = set()
         # Threads of one session may write the graph at once.
         self._lock = threading.Lock()
-        # (label, is_vertex) -> (the parts read, the label's frame of them):
-        # a label's frame is one object while its parts do not change, so
-        # what is built of it can be kept (``frame_memo``).
-        self._frames: dict[tuple[str, bool], tuple[tuple[Any, ...], Any]] = {}
 
     def version_number(self) -> int:
         return self.writes
@@ -268,20 +257,17 @@ class MemoryStore:
             if not parts and (not is_vertex or self._unique_using(env, info)):
                 return table
             parts = [with_order(table, 0), *parts]
-        key = (info.label, is_vertex)
-        kept = self._frames.get(key)
-        if (
-            kept is not None
-            and len(kept[0]) == len(parts)
-            and all(a is b for a, b in zip(kept[0], parts, strict=True))
-        ):
-            return kept[1]
-        if parts:
-            df = self._combine(parts, info, is_vertex).drop("__w", "__r")
-        else:
-            df = empty_frame(env.spark, info)
-        self._frames[key] = (tuple(parts), df)
-        return df
+        # A label's frame is one object while its parts do not change, so
+        # what is built of it can be kept too (``frame_memo``).
+        return env.ctx.stores.frames.get(
+            (self, *parts),
+            ("label", info.label, is_vertex),
+            lambda: (
+                self._combine(parts, info, is_vertex).drop("__w", "__r")
+                if parts
+                else empty_frame(env.spark, info)
+            ),
+        )
 
     @staticmethod
     def _from_rows(spark: Any, info: Any, rows: Any) -> Any:

@@ -140,9 +140,6 @@ class PersistentStore:
         # ones included (a windowed job compares versions; an incremental
         # MATCH reads what was written since one).
         self.history: dict[int, dict[str, Any]] = {}
-        # (Spark, label, is_vertex, parts) -> (Spark, the label's frame of them).
-        self._frames: OrderedDict[tuple[Any, ...], tuple[Any, Any]] = OrderedDict()
-        self._frames_lock = threading.Lock()
         # Published versions read from ``versions/`` (time travel).
         self._published: dict[int, dict[str, Any]] = {}
         # Windowed writes since the last checkpoint (which has nothing to copy:
@@ -250,24 +247,20 @@ class PersistentStore:
         # (A USING graph's table rows were written as its first part.)
         # Parts never change once written: a label's frame of the same parts
         # is kept, one object (``frame_memo``).
-        key = (env.spark, info.label, is_vertex, tuple(parts))
-        with self._frames_lock:
-            kept = self._frames.get(key)
-            if kept is not None and kept[0] is env.spark:
-                self._frames.move_to_end(key)
-                return kept[1]
-        if parts:
-            df = self._read_parts(env.spark, info, parts)
-            if is_vertex:
-                df = latest_vertices(df, info.id_field)
-            df = df.drop("__w", "__r")
-        else:
-            df = empty_frame(env.spark, info)
-        with self._frames_lock:
-            self._frames[key] = (env.spark, df)
-            while len(self._frames) > 64:
-                self._frames.popitem(last=False)
-        return df
+        return env.ctx.stores.frames.get(
+            (self, env.spark),
+            ("label", info.label, is_vertex, tuple(parts)),
+            lambda: self._label_frame(env.spark, info, is_vertex, parts),
+        )
+
+    def _label_frame(self, spark: Any, info: Any, is_vertex: bool, parts: list[str]) -> Any:
+        """A label's declared columns read from its parts (none: no rows)."""
+        if not parts:
+            return empty_frame(spark, info)
+        df = self._read_parts(spark, info, parts)
+        if is_vertex:
+            df = latest_vertices(df, info.id_field)
+        return df.drop("__w", "__r")
 
     def _read_parts(self, spark: Any, info: Any, parts: list[str]) -> Any:
         """Parts as the label's declared columns (cast), plus ``__w`` and ``__r``."""

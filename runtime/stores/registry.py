@@ -31,7 +31,7 @@ from .persistent import PersistentStore, commit_stores
 class GraphStores:
     def __init__(self) -> None:
         self.stores: dict[str, Any] = {}
-        # Vertex and edge values built from the stores' label frames.
+        # The stores' label frames and the vertex and edge values built of them.
         self.frames = FrameMemo()
         # Threads sharing the session's graphs must get one store per graph.
         self._lock = threading.RLock()
