@@ -607,6 +607,20 @@ def known_empty(df: Any) -> bool:
         return False
 
 
+def collects_locally(df: Any) -> bool:
+    """Is the frame's optimized plan rows Spark holds on the driver (a local
+    relation: rows made there with projections and filters folded in), which
+    ``collect`` returns without running a job?  (``toArrow`` always runs one.)
+    False when unsure, and on Spark Connect."""
+    if is_connect(df.sparkSession):
+        return False
+    try:
+        plan = df._jdf.queryExecution().optimizedPlan()  # noqa: SLF001
+        return str(plan.nodeName()) == "LocalRelation"
+    except Exception:  # noqa: BLE001 - an optimisation only
+        return False
+
+
 def estimated_bytes(df: Any) -> int | None:
     """Spark's estimate of a frame's size (its optimized plan's statistics:
     file sizes scaled to the columns read, exact for local rows), or None

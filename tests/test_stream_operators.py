@@ -442,3 +442,41 @@ def test_a_streams_stateful_operators_run_on_the_driver_as_on_spark(spark, tmp_p
         text(k): [str(sum(v for kk, v in src if kk == k)), str(sum(1 for kk, _ in src if kk == k))]
         for k in {k for k, _ in src}
     }
+
+
+def test_kept_state_merged_on_the_driver_is_written_from_there(spark, tmp_path):
+    """On Spark with the state kept: a window of a GROUP BY, DISTINCT or UNION
+    whose state is merged on the driver runs one Spark job (for its own rows);
+    the rows it emits, made on the driver, reach the file sink without a
+    second job (``collect_lines``); and it writes what the computation over
+    every row so far writes."""
+    from geaflow_sql import Session
+    from tests.conftest import jobs_per_window
+
+    kept = {
+        name: KEPT[name]
+        for name in ("distinct_pairs", "distinct_expr", "groups", "two_keys", "union_keys")
+    }
+    rng = random.Random(11)
+    src = [(rng.choice(KEYS), rng.randint(0, 4)) for _ in range(6)]
+    src2 = [(rng.choice(KEYS), rng.randint(0, 9)) for _ in range(6)]
+    outputs, counts = {}, {}
+    for state in ("true", "false"):
+        folder = tmp_path / state
+        write(folder / "src.txt", "".join(line(k, v) + "\n" for k, v in src))
+        write(folder / "src2.txt", "".join(line(k, w) + "\n" for k, w in src2))
+        session = Session(
+            spark=spark,
+            base_dir=str(folder),
+            conf={
+                "geaflow.dsl.stream.operator.state": state,
+                "geaflow.dsl.query.engine": "distributed",
+            },
+        )
+        with jobs_per_window(spark) as counts[state]:
+            session.execute(windowed_job(kept, 2))
+        outputs[state] = {
+            name: [sorted(w) for w in windows_of(folder / f"out_{name}.txt")] for name in kept
+        }
+    assert outputs["true"] == outputs["false"]
+    assert counts["true"] == [len(kept)] * 3, counts

@@ -24,7 +24,7 @@ from geaflow_sql.core.config import Config
 from geaflow_sql.core.errors import ConfigError, DataError
 from runtime.context import RuntimeContext
 from runtime.expressions import cast_as, spark_ident
-from runtime.spark_adapter import is_connect
+from runtime.spark_adapter import collects_locally, is_connect
 
 from .base import Connector, ReadRequest, WriteRequest
 from .scan_cache import SCANS
@@ -476,8 +476,15 @@ def _row_text(table: TableInfo) -> str:
 
 
 def collect_lines(text_df: Any) -> list[str]:
-    table = text_df.toArrow()
-    return [v for v in table.column(0).to_pylist()]
+    """The lines of a one-column frame of text, on the driver.
+
+    A frame over rows made on the driver (a window's emission merged there,
+    kept_state.py) is a local relation Spark collects without a job, while
+    ``toArrow`` always runs one; other frames come as Arrow, which is faster
+    than Python rows for many lines."""
+    if collects_locally(text_df):
+        return [row[0] for row in text_df.collect()]
+    return text_df.toArrow().column(0).to_pylist()
 
 
 def write_lines(
