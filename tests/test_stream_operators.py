@@ -254,12 +254,33 @@ def windowed_job(queries: dict, size: int) -> str:
     return "\n".join(script)
 
 
+def run_windowed(
+    spark, folder, src: list, src2: list, queries: dict, size: int, kept: bool, engine: str
+) -> dict[str, list]:
+    """Run ``windowed_job(queries, size)`` over the rows ``src`` and ``src2``
+    in ``folder``, with the state kept or not, on ``engine``: each query's
+    windows, each sorted."""
+    from geaflow_sql import Session
+
+    write(folder / "src.txt", "".join(line(k, v) + "\n" for k, v in src))
+    write(folder / "src2.txt", "".join(line(k, w) + "\n" for k, w in src2))
+    session = Session(
+        spark=spark,
+        base_dir=str(folder),
+        conf={
+            "geaflow.dsl.stream.operator.state": str(kept).lower(),
+            "geaflow.dsl.query.engine": engine,
+        },
+    )
+    session.execute(windowed_job(queries, size))
+    return {name: [sorted(w) for w in windows_of(folder / f"out_{name}.txt")] for name in queries}
+
+
 @pytest.mark.parametrize("seed", [3, 4, 5])
 def test_operators_keeping_state_emit_what_recomputing_emits(spark, tmp_path, seed):
     """Generated streams (NULL keys, repeats, empty windows of one side):
     every window's output is the same with the state kept between windows
     and computed over every row so far."""
-    from geaflow_sql import Session
 
     rng = random.Random(seed)
     size = rng.choice([1, 2, 3])
@@ -269,21 +290,9 @@ def test_operators_keeping_state_emit_what_recomputing_emits(spark, tmp_path, se
     # On Spark, with the state kept and without; and on the driver where the
     # local engine runs a window (its GROUP BYs recompute over every row).
     for kept, engine in ((True, "distributed"), (False, "distributed"), (True, "auto")):
-        folder = tmp_path / f"{kept}-{engine}"
-        write(folder / "src.txt", "".join(line(k, v) + "\n" for k, v in src))
-        write(folder / "src2.txt", "".join(line(k, w) + "\n" for k, w in src2))
-        session = Session(
-            spark=spark,
-            base_dir=str(folder),
-            conf={
-                "geaflow.dsl.stream.operator.state": str(kept).lower(),
-                "geaflow.dsl.query.engine": engine,
-            },
+        outputs[kept, engine] = run_windowed(
+            spark, tmp_path / f"{kept}-{engine}", src, src2, KEPT, size, kept, engine
         )
-        session.execute(windowed_job(KEPT, size))
-        outputs[kept, engine] = {
-            name: [sorted(w) for w in windows_of(folder / f"out_{name}.txt")] for name in KEPT
-        }
     for name in KEPT:
         spark_kept = outputs[True, "distributed"][name]
         assert spark_kept == outputs[False, "distributed"][name], (name, size, src, src2)
@@ -450,7 +459,6 @@ def test_kept_state_merged_on_the_driver_is_written_from_there(spark, tmp_path):
     the rows it emits, made on the driver, reach the file sink without a
     second job (``collect_lines``); and it writes what the computation over
     every row so far writes."""
-    from geaflow_sql import Session
     from tests.conftest import jobs_per_window
 
     kept = {
@@ -461,22 +469,10 @@ def test_kept_state_merged_on_the_driver_is_written_from_there(spark, tmp_path):
     src = [(rng.choice(KEYS), rng.randint(0, 4)) for _ in range(6)]
     src2 = [(rng.choice(KEYS), rng.randint(0, 9)) for _ in range(6)]
     outputs, counts = {}, {}
-    for state in ("true", "false"):
-        folder = tmp_path / state
-        write(folder / "src.txt", "".join(line(k, v) + "\n" for k, v in src))
-        write(folder / "src2.txt", "".join(line(k, w) + "\n" for k, w in src2))
-        session = Session(
-            spark=spark,
-            base_dir=str(folder),
-            conf={
-                "geaflow.dsl.stream.operator.state": state,
-                "geaflow.dsl.query.engine": "distributed",
-            },
-        )
+    for state in (True, False):
         with jobs_per_window(spark) as counts[state]:
-            session.execute(windowed_job(kept, 2))
-        outputs[state] = {
-            name: [sorted(w) for w in windows_of(folder / f"out_{name}.txt")] for name in kept
-        }
-    assert outputs["true"] == outputs["false"]
-    assert counts["true"] == [len(kept)] * 3, counts
+            outputs[state] = run_windowed(
+                spark, tmp_path / str(state), src, src2, kept, 2, state, "distributed"
+            )
+    assert outputs[True] == outputs[False]
+    assert counts[True] == [len(kept)] * 3, counts
