@@ -5,6 +5,7 @@
     geaflow-sql -f query.gql --explain     # plans instead of running
     geaflow-sql -f query.gql --check       # parse and plan, run nothing
     geaflow-sql                            # interactive shell
+    geaflow-sql serve [--port N]           # the web console (console/serve.py)
 
 Errors are printed as ``file:line:col: message`` with the line and a caret;
 the exit status is 1 for a bad script, 2 for bad arguments.
@@ -16,31 +17,8 @@ import argparse
 import os
 import sys
 
+from .arguments import find_user_code, parse_conf
 from .core.errors import GeaflowError
-
-
-def parse_conf(items: list[str] | None) -> dict[str, str]:
-    conf: dict[str, str] = {}
-    for item in items or []:
-        if "=" not in item:
-            raise SystemExit(f"geaflow-sql: --conf needs key=value, got {item!r}")
-        k, v = item.split("=", 1)
-        conf[k.strip()] = v.strip()
-    return conf
-
-
-def find_user_code(script: str | None) -> None:
-    """Put the script's folder and the working folder on the Python path, as
-    ``python script.py`` does, so CREATE FUNCTION finds the user's modules
-    kept beside the script (the ``geaflow-sql`` launcher's own path is its
-    install folder).  On a cluster, those modules are sent to the executors
-    when a statement runs (``runtime.spark_adapter.ship_user_code``)."""
-    folders = [os.getcwd()]
-    if script is not None:
-        folders.insert(0, os.path.dirname(os.path.abspath(script)))
-    for folder in reversed(folders):
-        if folder not in sys.path:
-            sys.path.insert(0, folder)
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -80,6 +58,11 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv: list[str] | None = None) -> int:
+    argv = sys.argv[1:] if argv is None else argv
+    if argv[:1] == ["serve"]:
+        from .console.serve import main as serve
+
+        return serve(argv[1:])
     ap = build_parser()
     args = ap.parse_args(argv)
     if args.version:

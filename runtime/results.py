@@ -87,6 +87,22 @@ class QueryResult:
     def to_pandas(self) -> Any:
         return self.to_arrow().to_pandas()
 
+    def head_arrow(self, n: int) -> Any:
+        """At most ``n`` rows, as Arrow: fetched whole already (or made on the
+        driver), a slice of them; else only the first ``n`` are fetched."""
+        if self._arrow is not None or self._df is None:
+            return self.to_arrow().slice(0, n)
+        try:
+            with recording(self.profile), phase("spark"):
+                table = self._df.limit(n).toArrow()
+        except Exception as err:
+            if self.on_error is not None:
+                raise self.on_error(err) from None
+            raise
+        if table.num_columns == len(self.columns):
+            table = table.rename_columns(self.columns)
+        return table
+
     @property
     def bad_rows_skipped(self) -> dict[str, int]:
         """Malformed text rows skipped per table (``geaflow.dsl.file.bad.rows = 'skip'``).

@@ -1,0 +1,202 @@
+"""The console's sessions: one per named workspace, all on one Spark.
+
+A browser tab names its workspace (a new tab a new name); each workspace is
+a Session of its own, so one tab's tables, graphs, ``USE GRAPH`` and ``SET``
+values are never another's.  A workspace runs one request at a time (a
+second one while it is busy is refused, not queued behind a long job), and
+its running statement can be cancelled from another request.  A query's
+first rows (up to ``max_rows``) are kept under a result id for the pages
+after the first.
+"""
+
+from __future__ import annotations
+
+import threading
+import uuid
+from collections import OrderedDict
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from typing import Any
+
+from ..core.errors import GeaflowError
+from ..session import Session
+from .catalog_view import catalog_json
+from .json_values import json_rows
+
+# Results kept for paging, across workspaces (the oldest go first).
+KEPT_RESULTS = 32
+
+
+class ConsoleError(Exception):
+    """A request the console refuses: an HTTP status and a JSON body."""
+
+    def __init__(self, status: int, body: dict[str, Any]) -> None:
+        super().__init__(body.get("error", ""))
+        self.status = status
+        self.body = body
+
+
+@dataclass
+class Workspace:
+    session: Session
+    lock: threading.Lock = field(default_factory=threading.Lock)
+
+
+@dataclass(frozen=True)
+class KeptResult:
+    columns: list[str]
+    rows: list[list[Any]]
+    truncated: bool
+
+
+class Workspaces:
+    """The named workspaces of one server.
+
+    ``new_session()`` makes a workspace's Session; ``init`` (script text and
+    its name) runs in each new workspace first.  ``max_rows``: the most rows
+    of a query the console fetches; ``max_workspaces``: the most it keeps."""
+
+    def __init__(
+        self,
+        new_session: Callable[[], Session],
+        init: tuple[str, str] | None = None,
+        max_rows: int = 10_000,
+        max_workspaces: int = 64,
+    ) -> None:
+        self._new_session = new_session
+        self._init = init
+        self.max_rows = max_rows
+        self.max_workspaces = max_workspaces
+        self._lock = threading.Lock()
+        self._spaces: dict[str, Workspace] = {}
+        self._results: OrderedDict[str, KeptResult] = OrderedDict()
+
+    # ------------------------------------------------------------ workspaces
+    def workspace(self, name: str) -> Workspace:
+        with self._lock:
+            found = self._spaces.get(name)
+            if found is not None:
+                return found
+            if len(self._spaces) >= self.max_workspaces:
+                raise ConsoleError(
+                    429, {"error": f"at most {self.max_workspaces} workspaces are open"}
+                )
+            session = self._new_session()
+            if self._init is not None:
+                text, source = self._init
+                session.execute(text, source)
+            space = self._spaces[name] = Workspace(session)
+            return space
+
+    def close(self) -> None:
+        with self._lock:
+            for space in self._spaces.values():
+                space.session.close()
+            self._spaces.clear()
+
+    # ------------------------------------------------------------ statements
+    def run(self, name: str, text: str, page_size: int) -> dict[str, Any]:
+        """Run ``text`` (one statement or a script) in workspace ``name``:
+        the last statement's answer, a query's first page of rows."""
+        space = self.workspace(name)
+        with _running(space, name):
+            session = space.session
+            with session.cancellable():
+                try:
+                    results = session.execute(text, "<console>")
+                    last = results[-1] if results else None
+                    if last is None:
+                        return {"message": "no statement to run"}
+                    warnings = [w for r in results for w in r.warnings]
+                    if last.query is None:
+                        return _message(last, warnings)
+                    query = last.query
+                    table = query.head_arrow(self.max_rows + 1)
+                except GeaflowError as err:
+                    raise ConsoleError(400, error_body(err, text)) from None
+            kept = KeptResult(
+                list(query.columns),
+                json_rows(table.slice(0, self.max_rows), query.time_zone),
+                table.num_rows > self.max_rows,
+            )
+        result_id = self._keep(kept)
+        out = self.page(result_id, 0, page_size)
+        if warnings:
+            out["warnings"] = warnings
+        return out
+
+    def explain(self, name: str, text: str) -> dict[str, Any]:
+        """EXPLAIN of one statement in workspace ``name`` (its plans as text)."""
+        space = self.workspace(name)
+        with _running(space, name):
+            try:
+                return {"text": space.session.explain(text)}
+            except GeaflowError as err:
+                raise ConsoleError(400, error_body(err, text)) from None
+
+    def catalog(self, name: str) -> dict[str, Any]:
+        return catalog_json(self.workspace(name).session.catalog)
+
+    def cancel(self, name: str) -> bool:
+        """Cancel the Spark jobs of the statement workspace ``name`` runs now:
+        False when it runs none."""
+        with self._lock:
+            space = self._spaces.get(name)
+        if space is None or not space.lock.locked():
+            return False
+        space.session.cancel()
+        return True
+
+    # --------------------------------------------------------------- results
+    def _keep(self, kept: KeptResult) -> str:
+        result_id = uuid.uuid4().hex
+        with self._lock:
+            self._results[result_id] = kept
+            while len(self._results) > KEPT_RESULTS:
+                self._results.popitem(last=False)
+        return result_id
+
+    def page(self, result_id: str, offset: int, limit: int) -> dict[str, Any]:
+        with self._lock:
+            kept = self._results.get(result_id)
+        if kept is None:
+            raise ConsoleError(
+                404, {"error": f"no result {result_id!r} (results are kept a while)"}
+            )
+        return {
+            "columns": kept.columns,
+            "rows": kept.rows[offset : offset + limit],
+            "offset": offset,
+            "total": len(kept.rows),
+            "truncated": kept.truncated,
+            "result": result_id,
+        }
+
+
+@contextmanager
+def _running(space: Workspace, name: str) -> Iterator[None]:
+    """Inside: the workspace runs this request (refused while it runs another)."""
+    if not space.lock.acquire(blocking=False):
+        raise ConsoleError(409, {"error": f"workspace {name!r} is running a statement"})
+    try:
+        yield
+    finally:
+        space.lock.release()
+
+
+def _message(result: Any, warnings: list[str]) -> dict[str, Any]:
+    out: dict[str, Any] = {"message": result.message or result.kind}
+    if result.text is not None:
+        out["text"] = result.text
+    if result.rows_written is not None:
+        out["rows_written"] = result.rows_written
+    if warnings:
+        out["warnings"] = warnings
+    return out
+
+
+def error_body(err: GeaflowError, text: str) -> dict[str, Any]:
+    """A user error as the API answers it: the message, and where it is."""
+    err.with_context(text=text, source="<console>")
+    return {"error": err.message, "line": err.line, "column": err.column, "kind": err.kind}
