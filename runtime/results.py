@@ -68,20 +68,7 @@ class QueryResult:
 
     def to_arrow(self) -> Any:
         if self._arrow is None:
-            import pyarrow as pa
-
-            try:
-                with recording(self.profile), phase("spark"):
-                    table = self._df.toArrow()
-            except Exception as err:
-                if self.on_error is not None:
-                    raise self.on_error(err) from None
-                raise
-            if table.num_columns == len(self.columns):
-                table = table.rename_columns(self.columns)
-            elif not self.columns:
-                table = pa.table({})
-            self._arrow = table
+            self._arrow = self._fetch(self._df)
         return self._arrow
 
     def to_pandas(self) -> Any:
@@ -92,16 +79,22 @@ class QueryResult:
         driver), a slice of them; else only the first ``n`` are fetched."""
         if self._arrow is not None or self._df is None:
             return self.to_arrow().slice(0, n)
+        return self._fetch(self._df.limit(n))
+
+    def _fetch(self, df: Any) -> Any:
+        """``df``'s rows as Arrow, with the query's column names."""
+        import pyarrow as pa
+
         try:
             with recording(self.profile), phase("spark"):
-                table = self._df.limit(n).toArrow()
+                table = df.toArrow()
         except Exception as err:
             if self.on_error is not None:
                 raise self.on_error(err) from None
             raise
         if table.num_columns == len(self.columns):
-            table = table.rename_columns(self.columns)
-        return table
+            return table.rename_columns(self.columns)
+        return pa.table({}) if not self.columns else table
 
     @property
     def bad_rows_skipped(self) -> dict[str, int]:

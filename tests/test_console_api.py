@@ -10,20 +10,12 @@ malformed request a clear 4xx, workspaces apart, cancel, and the token.
 from __future__ import annotations
 
 import json
-import os
-import subprocess
-import sys
 import threading
 import time
-import urllib.error
-import urllib.request
-from pathlib import Path
 
 import pytest
 
-from .spark_servers import free_port
-
-ROOT = Path(__file__).resolve().parent.parent
+from .console_server import Server
 
 GRAPH = """
 CREATE GRAPH g (
@@ -34,67 +26,6 @@ USE GRAPH g;
 INSERT INTO g.person VALUES (1, 'ann', 31), (2, 'bob', 25), (3, 'cy', 40);
 INSERT INTO g.knows VALUES (1, 2, 0.5), (2, 3, 1.5), (1, 3, 2.0);
 """
-
-
-class Server:
-    def __init__(self, folder: Path, host: str, *extra: str) -> None:
-        self.host = host
-        self.port = free_port()
-        env = dict(os.environ)
-        env["PYTHONPATH"] = str(ROOT) + os.pathsep + env.get("PYTHONPATH", "")
-        self.process = subprocess.Popen(
-            [sys.executable, "-m", "geaflow_sql.cli", "serve", "--host", host]
-            + ["--port", str(self.port), "--master", "local[1]"]
-            + ["--conf", "spark.sql.shuffle.partitions=1", *extra],
-            cwd=folder,
-            env=env,
-            stdout=subprocess.PIPE,
-            stderr=subprocess.STDOUT,
-            text=True,
-        )
-        self.printed: list[str] = []
-        reader = threading.Thread(target=self._read, daemon=True)
-        reader.start()
-        deadline = time.monotonic() + 180
-        while not any("console on http://" in line for line in self.printed):
-            assert self.process.poll() is None, "".join(self.printed)
-            assert time.monotonic() < deadline, "".join(self.printed)
-            time.sleep(0.2)
-
-    def _read(self) -> None:
-        assert self.process.stdout is not None
-        for line in self.process.stdout:
-            self.printed.append(line)
-
-    def call(
-        self,
-        path: str,
-        body: object = None,
-        raw: bytes | None = None,
-        token: str | None = None,
-        method: str | None = None,
-    ) -> tuple[int, dict]:
-        data = raw if raw is not None else (None if body is None else json.dumps(body).encode())
-        request = urllib.request.Request(
-            f"http://{self.host}:{self.port}{path}", data=data, method=method
-        )
-        if token is not None:
-            request.add_header("Authorization", f"Bearer {token}")
-        try:
-            with urllib.request.urlopen(request, timeout=120) as answer:
-                return answer.status, json.loads(answer.read())
-        except urllib.error.HTTPError as err:
-            return err.code, json.loads(err.read())
-
-    def run(self, statement: str, **fields: object) -> tuple[int, dict]:
-        return self.call("/api/statements", {"statement": statement, **fields})
-
-    def stop(self) -> None:
-        self.process.terminate()
-        try:
-            self.process.wait(30)
-        except subprocess.TimeoutExpired:
-            self.process.kill()
 
 
 @pytest.fixture(scope="module")
@@ -210,6 +141,14 @@ def test_off_127_0_0_1_every_request_needs_the_printed_token(tmp_path):
         assert (status, out["rows"]) == (200, [[5]])
         status, _ = server.call(f"/api/health?token={token}")
         assert status == 200
+        # The page, loaded with the token, sets a cookie its scripts come with.
+        assert server.fetch("/static/console.js")[0] == 401
+        status, headers, _ = server.fetch(f"/?token={token}")
+        cookie = headers["set-cookie"].split(";")[0]
+        assert status == 200 and cookie == f"geaflow_token={token}"
+        assert "HttpOnly" in headers["set-cookie"]
+        assert server.fetch("/static/console.js", {"Cookie": cookie})[0] == 200
+        assert server.fetch("/static/console.js", {"Cookie": "geaflow_token=x"})[0] == 401
     finally:
         server.stop()
 
@@ -257,3 +196,61 @@ def test_the_catalog_and_explain_of_a_workspace(server):
         "/api/explain", {"statement": "SELECT nothing FROM nowhere", "session": "cat"}
     )
     assert status == 400 and out["line"] == 1 and "nowhere" in out["error"]
+
+
+def test_the_page_and_what_its_editor_asks(server):
+    status, headers, body = server.fetch("/")
+    assert status == 200 and b"<title>geaflow-sql console</title>" in body
+    for asset in ("console.js", "console.css", "vis-network.min.js"):
+        status, headers, body = server.fetch(f"/static/{asset}")
+        assert status == 200 and len(body) > 1000, asset
+    # Colours: the shell's lexer's spans.
+    status, out = server.call("/api/highlight", {"text": "SELECT 'x' -- note\nMATCH (a:person)"})
+    assert status == 200
+    assert out["spans"] == [
+        [0, 6, "keyword"],
+        [7, 10, "string"],
+        [11, 18, "comment"],
+        [19, 24, "keyword"],
+        [28, 34, "label"],
+    ]
+    # Completion: the shell's completer over the workspace's catalog.
+    assert server.run(GRAPH, session="complete")[0] == 200
+    text = "MATCH (a:pe"
+    status, out = server.call(
+        "/api/complete", {"text": text, "cursor": len(text), "session": "complete"}
+    )
+    assert status == 200
+    assert {"text": "person", "replace": 2, "meta": "vertex of g"} in out["completions"]
+    status, out = server.call(
+        "/api/complete", {"text": text, "cursor": len(text), "session": "complete-other"}
+    )
+    assert not any(c["text"] == "person" for c in out["completions"])
+    assert server.call("/api/complete", {"text": 5})[0] == 400
+
+
+def test_bad_starts_are_told_without_a_traceback(tmp_path):
+    import socket
+    import subprocess
+    import sys
+
+    from .console_server import environment
+
+    (tmp_path / "init.gql").write_text("CREATE TABLE t (id bigint);\nSELEC 1;\n", encoding="utf-8")
+    with socket.create_server(("127.0.0.1", 0)) as taken:
+        port = taken.getsockname()[1]
+        for args, code, words in (
+            (["--port", str(port)], 2, f"cannot bind 127.0.0.1:{port}"),
+            (["--port", "0", "--init", "missing.gql"], 2, "cannot read missing.gql"),
+            (["--port", "0", "--init", "init.gql", "--master", "local[1]"], 1, "init.gql:2:1"),
+        ):
+            done = subprocess.run(
+                [sys.executable, "-m", "geaflow_sql.cli", "serve", *args],
+                cwd=tmp_path,
+                env=environment(),
+                capture_output=True,
+                text=True,
+                timeout=300,
+            )
+            assert done.returncode == code, (args, done.stderr)
+            assert words in done.stderr and "Traceback" not in done.stderr, done.stderr

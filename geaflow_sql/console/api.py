@@ -22,17 +22,21 @@ itself answers 500 with its message; the server goes on serving.
 from __future__ import annotations
 
 import hmac
+import importlib.util
 import json
 import logging
+from pathlib import Path
 from typing import Any
 
 from starlette.applications import Starlette
 from starlette.concurrency import run_in_threadpool
 from starlette.exceptions import HTTPException
 from starlette.requests import Request
-from starlette.responses import JSONResponse
-from starlette.routing import Route
+from starlette.responses import FileResponse, JSONResponse, Response
+from starlette.routing import Mount, Route
+from starlette.staticfiles import StaticFiles
 
+from . import editing
 from .workspaces import ConsoleError, Workspaces
 
 DEFAULT_SESSION = "default"
@@ -44,6 +48,19 @@ MAX_REQUEST_BYTES = 1 << 20
 DRAINED_BYTES = 16
 
 log = logging.getLogger("geaflow_sql.console")
+
+# The page: plain HTML, CSS and JavaScript, no build step.
+STATIC = Path(__file__).resolve().parent / "static"
+_NO_STORE = {"Cache-Control": "no-store"}
+
+
+def vis_network_js() -> Path | None:
+    """vis-network's browser bundle, as the ``pyvis`` package ships it."""
+    spec = importlib.util.find_spec("pyvis")
+    if spec is None or spec.origin is None:
+        return None
+    found = sorted(Path(spec.origin).parent.glob("lib/vis-*/vis-network.min.js"))
+    return found[-1] if found else None
 
 
 def build_app(
@@ -87,6 +104,29 @@ def build_app(
         out = await run_in_threadpool(spaces.catalog, name)
         return JSONResponse(out)
 
+    @_answers
+    async def highlight(request: Request) -> JSONResponse:
+        body = await _json_body(request, max_request_bytes)
+        return JSONResponse({"spans": editing.highlight(_field(body, "text", str))})
+
+    @_answers
+    async def complete(request: Request) -> JSONResponse:
+        body = await _json_body(request, max_request_bytes)
+        text = _field(body, "text", str)
+        cursor = _field(body, "cursor", int, len(text))
+        name = _session_name(body)
+        found = await run_in_threadpool(spaces.complete, name, text, cursor)
+        return JSONResponse({"completions": found})
+
+    async def page(request: Request) -> Response:
+        return FileResponse(STATIC / "index.html", headers=_NO_STORE)
+
+    async def graph_library(request: Request) -> Response:
+        found = vis_network_js()
+        if found is None:
+            return JSONResponse({"error": "vis-network (the pyvis package) is not installed"}, 404)
+        return FileResponse(found, media_type="text/javascript")
+
     async def health(request: Request) -> JSONResponse:
         return JSONResponse({"ok": True})
 
@@ -98,6 +138,11 @@ def build_app(
             Route("/api/explain", explain, methods=["POST"]),
             Route("/api/catalog", catalog, methods=["GET"]),
             Route("/api/health", health, methods=["GET"]),
+            Route("/api/highlight", highlight, methods=["POST"]),
+            Route("/api/complete", complete, methods=["POST"]),
+            Route("/", page, methods=["GET"]),
+            Route("/static/vis-network.min.js", graph_library, methods=["GET"]),
+            Mount("/static", StaticFiles(directory=STATIC), name="static"),
         ],
         exception_handlers={HTTPException: _http_error},
     )
@@ -107,25 +152,41 @@ def build_app(
 
 
 class _TokenCheck:
-    """Refuses (401) a request that does not carry the server's token."""
+    """Refuses (401) a request that does not carry the server's token: in an
+    ``Authorization: Bearer`` header, a ``token`` query parameter, or the
+    cookie set when a page was loaded with one (so its scripts and styles,
+    which the browser fetches by plain links, come too)."""
+
+    COOKIE = "geaflow_token"
 
     def __init__(self, app: Any, token: str) -> None:
         self.app = app
         self.token = token.encode()
 
     async def __call__(self, scope: Any, receive: Any, send: Any) -> None:
-        if scope["type"] == "http" and not self._carries_token(Request(scope)):
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+        request = Request(scope)
+        header = request.headers.get("authorization", "")
+        bearer = header[len("bearer ") :].strip() if header.lower().startswith("bearer ") else None
+        by_query = request.query_params.get("token")
+        given = bearer or by_query or request.cookies.get(self.COOKIE, "")
+        if not hmac.compare_digest(given.encode(), self.token):
             response = JSONResponse({"error": "a valid token is required"}, status_code=401)
             await response(scope, receive, send)
             return
-        await self.app(scope, receive, send)
+        if by_query is None:
+            await self.app(scope, receive, send)
+            return
+        cookie = f"{self.COOKIE}={by_query}; HttpOnly; SameSite=Strict; Path=/"
 
-    def _carries_token(self, request: Request) -> bool:
-        given = request.query_params.get("token", "")
-        header = request.headers.get("authorization", "")
-        if header.lower().startswith("bearer "):
-            given = header[len("bearer ") :].strip()
-        return hmac.compare_digest(given.encode(), self.token)
+        async def with_cookie(message: Any) -> None:
+            if message["type"] == "http.response.start":
+                message.setdefault("headers", []).append((b"set-cookie", cookie.encode()))
+            await send(message)
+
+        await self.app(scope, receive, with_cookie)
 
 
 async def _json_body(request: Request, limit: int) -> dict[str, Any]:

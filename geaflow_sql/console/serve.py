@@ -14,6 +14,7 @@ from __future__ import annotations
 import argparse
 import os
 import secrets
+import socket
 import sys
 from typing import Any
 
@@ -50,10 +51,6 @@ def build_parser() -> argparse.ArgumentParser:
 def main(argv: list[str]) -> int:
     args = build_parser().parse_args(argv)
     conf = parse_conf(args.conf)
-    token = args.token
-    if token is None and args.host not in LOOPBACK:
-        token = secrets.token_urlsafe(24)
-        print(f"geaflow-sql serve: bound to {args.host}, so every request needs the token {token}")
     init = None
     if args.init is not None:
         try:
@@ -62,10 +59,28 @@ def main(argv: list[str]) -> int:
         except OSError as err:
             print(f"geaflow-sql serve: cannot read {args.init}: {err.strerror}", file=sys.stderr)
             return 2
+    try:
+        # Bound first (a port in use is told at once), and before the address
+        # is printed: a client that reads it may connect at once (it waits in
+        # the backlog until uvicorn serves).
+        listening = socket.create_server(
+            (args.host, args.port), family=_family(args.host), backlog=128
+        )
+    except OSError as err:
+        print(
+            f"geaflow-sql serve: cannot bind {args.host}:{args.port}: {err.strerror}",
+            file=sys.stderr,
+        )
+        return 2
+    token = args.token
+    if token is None and args.host not in LOOPBACK:
+        token = secrets.token_urlsafe(24)
+        print(f"geaflow-sql serve: bound to {args.host}, so every request needs the token {token}")
     find_user_code(args.init)
     try:
         spaces = _workspaces(args, conf, init)
     except GeaflowError as err:
+        listening.close()
         if init is not None:
             err.with_context(text=init[0], source=init[1])
         print(err.format(), file=sys.stderr)
@@ -74,14 +89,19 @@ def main(argv: list[str]) -> int:
 
     from .api import build_app
 
-    app = build_app(spaces, token)
+    port = listening.getsockname()[1]
     shown = f"[{args.host}]" if ":" in args.host else args.host
-    print(f"geaflow-sql console on http://{shown}:{args.port}/", flush=True)
+    print(f"geaflow-sql console on http://{shown}:{port}/", flush=True)
+    server = uvicorn.Server(uvicorn.Config(build_app(spaces, token), log_level="warning"))
     try:
-        uvicorn.run(app, host=args.host, port=args.port, log_level="warning")
+        server.run(sockets=[listening])
     finally:
         spaces.close()
     return 0
+
+
+def _family(host: str) -> socket.AddressFamily:
+    return socket.AF_INET6 if ":" in host else socket.AF_INET
 
 
 def _workspaces(args: Any, conf: dict[str, str], init: tuple[str, str] | None) -> Any:

@@ -22,6 +22,7 @@ from typing import Any
 from ..core.errors import GeaflowError
 from ..session import Session
 from .catalog_view import catalog_json
+from .editing import completions
 from .json_values import json_rows
 
 # Results kept for paging, across workspaces (the oldest go first).
@@ -134,6 +135,10 @@ class Workspaces:
                 return {"text": space.session.explain(text)}
             except GeaflowError as err:
                 raise ConsoleError(400, error_body(err, text)) from None
+
+    def complete(self, name: str, text: str, cursor: int) -> list[dict[str, Any]]:
+        """The shell's completions at ``cursor`` over workspace ``name``'s catalog."""
+        return completions(self.workspace(name).session, text, cursor)
 
     def catalog(self, name: str) -> dict[str, Any]:
         return catalog_json(self.workspace(name).session.catalog)

@@ -1,0 +1,500 @@
+// The geaflow-sql console page: an editor, the rows, the graph, the plans.
+// Everything it knows comes from the JSON API (geaflow_sql/console/api.py).
+"use strict";
+
+const $ = (id) => document.getElementById(id);
+const PAGE = 100;
+
+// ------------------------------------------------------------ the server
+// Each tab is a workspace of its own (a Session on the server), kept across
+// reloads of the tab; a token given in the address goes with every request.
+const params = new URLSearchParams(location.search);
+if (params.get("token")) sessionStorage.setItem("geaflow-token", params.get("token"));
+const token = sessionStorage.getItem("geaflow-token");
+let workspace = sessionStorage.getItem("geaflow-workspace");
+if (!workspace) {
+  workspace = "tab-" + Math.random().toString(36).slice(2, 10);
+  sessionStorage.setItem("geaflow-workspace", workspace);
+}
+$("workspace").textContent = "workspace " + workspace;
+
+async function api(path, body) {
+  const init = { headers: {} };
+  if (token) init.headers["Authorization"] = "Bearer " + token;
+  if (body !== undefined) {
+    init.method = "POST";
+    init.headers["Content-Type"] = "application/json";
+    init.body = JSON.stringify(body);
+  }
+  const answer = await fetch(path, init);
+  let json;
+  try {
+    json = await answer.json();
+  } catch (e) {
+    json = { error: "the server answered " + answer.status };
+  }
+  return { status: answer.status, json };
+}
+
+// ------------------------------------------------------------ the editor
+const source = $("source");
+const colours = $("colours");
+let highlightTimer = null;
+let errorSpan = null; // [start, end] of the text an error points at
+
+function escapeHtml(text) {
+  return text.replace(/[&<>]/g, (c) => ({ "&": "&amp;", "<": "&lt;", ">": "&gt;" })[c]);
+}
+
+function paint(spans) {
+  const text = source.value;
+  const marks = spans.slice();
+  if (errorSpan) marks.push([errorSpan[0], errorSpan[1], "bad"]);
+  marks.sort((a, b) => a[0] - b[0]);
+  let html = "";
+  let at = 0;
+  for (const [start, end, css] of marks) {
+    if (start < at) continue;
+    html += escapeHtml(text.slice(at, start));
+    html += `<span class="${css}">${escapeHtml(text.slice(start, end))}</span>`;
+    at = end;
+  }
+  html += escapeHtml(text.slice(at)) + "\n";
+  colours.innerHTML = html;
+  colours.scrollTop = source.scrollTop;
+}
+
+function highlightSoon() {
+  clearTimeout(highlightTimer);
+  highlightTimer = setTimeout(async () => {
+    const text = source.value;
+    const { status, json } = await api("/api/highlight", { text });
+    if (status === 200 && text === source.value) paint(json.spans);
+  }, 120);
+}
+
+source.addEventListener("input", () => {
+  errorSpan = null;
+  paint([]);
+  highlightSoon();
+  if (!$("completions").hidden) complete();
+});
+source.addEventListener("scroll", () => {
+  colours.scrollTop = source.scrollTop;
+});
+
+// Completion: Ctrl+Space, from the shell's completer over this workspace.
+let choices = [];
+let chosen = 0;
+
+async function complete() {
+  const cursor = source.selectionStart;
+  const { status, json } = await api("/api/complete", {
+    text: source.value,
+    cursor,
+    session: workspace,
+  });
+  const list = $("completions");
+  choices = status === 200 ? json.completions : [];
+  chosen = 0;
+  if (!choices.length) {
+    list.hidden = true;
+    return;
+  }
+  list.innerHTML = "";
+  choices.forEach((c, i) => {
+    const item = document.createElement("li");
+    item.innerHTML = `${escapeHtml(c.text)} <span class="meta">${escapeHtml(c.meta || "")}</span>`;
+    item.addEventListener("mousedown", (event) => {
+      event.preventDefault();
+      take(i);
+    });
+    list.appendChild(item);
+  });
+  const lines = source.value.slice(0, cursor).split("\n").length;
+  list.style.top = Math.min(lines * 20 + 8, source.clientHeight - 20) + "px";
+  list.style.left = "40px";
+  list.hidden = false;
+  mark();
+}
+
+function mark() {
+  [...$("completions").children].forEach((li, i) => li.classList.toggle("chosen", i === chosen));
+}
+
+function take(i) {
+  const c = choices[i];
+  const end = source.selectionStart;
+  const start = end - c.replace;
+  source.setRangeText(c.text, start, end, "end");
+  $("completions").hidden = true;
+  source.focus();
+  highlightSoon();
+}
+
+source.addEventListener("keydown", (event) => {
+  const list = $("completions");
+  if (!list.hidden) {
+    if (event.key === "ArrowDown" || event.key === "ArrowUp") {
+      chosen = (chosen + (event.key === "ArrowDown" ? 1 : choices.length - 1)) % choices.length;
+      mark();
+      event.preventDefault();
+      return;
+    }
+    if (event.key === "Enter" || event.key === "Tab") {
+      take(chosen);
+      event.preventDefault();
+      return;
+    }
+    if (event.key === "Escape") {
+      list.hidden = true;
+      return;
+    }
+  }
+  if (event.key === " " && event.ctrlKey) {
+    event.preventDefault();
+    complete();
+  } else if (event.key === "Enter" && (event.ctrlKey || event.metaKey)) {
+    event.preventDefault();
+    run();
+  }
+});
+source.addEventListener("blur", () => {
+  $("completions").hidden = true;
+});
+
+// ------------------------------------------------------------ running
+let running = false;
+let started = 0;
+let clock = null;
+
+function statement() {
+  const { selectionStart: a, selectionEnd: b, value } = source;
+  return b > a ? value.slice(a, b) : value;
+}
+
+function busy(on) {
+  running = on;
+  $("run").disabled = on;
+  $("explain").disabled = on;
+  $("cancel").disabled = !on;
+  $("progress").hidden = !on;
+  clearInterval(clock);
+  if (on) {
+    started = performance.now();
+    clock = setInterval(() => say(`running ${seconds()} s`), 200);
+  }
+}
+
+function seconds() {
+  return ((performance.now() - started) / 1000).toFixed(1);
+}
+
+function say(text) {
+  $("status").textContent = text;
+}
+
+async function run() {
+  const text = statement();
+  if (running || !text.trim()) return;
+  remember(text);
+  showError(null);
+  busy(true);
+  const offset = source.selectionEnd > source.selectionStart ? source.selectionStart : 0;
+  const { status, json } = await api("/api/statements", {
+    statement: text,
+    session: workspace,
+    page_size: PAGE,
+  });
+  busy(false);
+  if (status !== 200) {
+    say(`failed after ${seconds()} s`);
+    showError(json, text, offset);
+    return;
+  }
+  if (json.columns) {
+    say(`${json.total}${json.truncated ? "+" : ""} rows in ${seconds()} s`);
+    showRows(json);
+    const drawn = drawGraph(json);
+    choose(drawn ? "graph" : "table");
+  } else {
+    say(`${json.message} (${seconds()} s)`);
+    $("text").textContent = json.text || json.message;
+    choose("text");
+  }
+  (json.warnings || []).forEach((w) => say($("status").textContent + " — " + w));
+  loadCatalog();
+}
+
+$("run").addEventListener("click", run);
+$("cancel").addEventListener("click", async () => {
+  await api("/api/cancel", { session: workspace });
+  say("cancelling…");
+});
+$("explain").addEventListener("click", async () => {
+  const text = statement();
+  if (!text.trim()) return;
+  showError(null);
+  busy(true);
+  const { status, json } = await api("/api/explain", { statement: text, session: workspace });
+  busy(false);
+  if (status !== 200) {
+    showError(json, text, 0);
+    return;
+  }
+  say(`explained in ${seconds()} s`);
+  $("text").textContent = json.text;
+  choose("text");
+});
+
+// An error: its message, its line with a caret under the column, and the
+// place marked in the editor (the cursor put there).
+function showError(json, text, offset) {
+  const box = $("error");
+  errorSpan = null;
+  if (!json) {
+    box.hidden = true;
+    paint([]);
+    highlightSoon();
+    return;
+  }
+  box.hidden = false;
+  const where = json.line ? `line ${json.line}, column ${json.column}: ` : "";
+  $("error-message").textContent = where + json.error;
+  if (json.line) {
+    const lines = text.split("\n");
+    const line = lines[json.line - 1] || "";
+    $("error-line").textContent = line + "\n" + " ".repeat(Math.max(0, json.column - 1)) + "^";
+    let at = offset;
+    for (let i = 0; i < json.line - 1; i++) at += lines[i].length + 1;
+    at += json.column - 1;
+    const word = /^[\w$~]*/.exec(source.value.slice(at))[0];
+    errorSpan = [at, at + Math.max(1, word.length)];
+    source.focus();
+    source.setSelectionRange(at, at);
+  } else {
+    $("error-line").textContent = "";
+  }
+  highlightSoon();
+}
+
+// ------------------------------------------------------------ results
+let current = null; // the result shown: {result, total, offset, columns}
+
+function cell(value) {
+  if (value === null) return "NULL";
+  if (typeof value === "object") return JSON.stringify(value);
+  return String(value);
+}
+
+function showRows(page) {
+  current = page;
+  const table = $("rows");
+  table.innerHTML = "";
+  const head = table.insertRow();
+  for (const name of page.columns) {
+    const th = document.createElement("th");
+    th.textContent = name;
+    head.appendChild(th);
+  }
+  for (const row of page.rows) {
+    const tr = table.insertRow();
+    for (const value of row) tr.insertCell().textContent = cell(value);
+  }
+  const last = Math.min(page.offset + page.rows.length, page.total);
+  $("page").textContent = page.total ? `${page.offset + 1}–${last} of ${page.total}` : "no rows";
+  $("previous").disabled = page.offset === 0;
+  $("next").disabled = last >= page.total;
+}
+
+async function turn(by) {
+  if (!current) return;
+  const offset = Math.max(0, current.offset + by * PAGE);
+  const { status, json } = await api(`/api/results/${current.result}?offset=${offset}&limit=${PAGE}`);
+  if (status === 200) showRows(json);
+  else showError(json, "", 0);
+}
+$("previous").addEventListener("click", () => turn(-1));
+$("next").addEventListener("click", () => turn(1));
+
+function choose(view) {
+  for (const b of document.querySelectorAll("#views button")) {
+    b.classList.toggle("chosen", b.dataset.view === view);
+  }
+  for (const name of ["table", "graph", "text"]) $(name + "-view").hidden = name !== view;
+  if (view === "graph" && network) network.fit();
+}
+for (const b of document.querySelectorAll("#views button")) {
+  b.addEventListener("click", () => choose(b.dataset.view));
+}
+
+// ------------------------------------------------------------ the graph
+// Vertices and edges anywhere in the rows (a column of them, a path's lists)
+// are drawn, coloured by label; a click shows an element's properties.
+let network = null;
+
+function elements(value, nodes, edges) {
+  if (Array.isArray(value)) {
+    value.forEach((v) => elements(v, nodes, edges));
+  } else if (value && typeof value === "object") {
+    if ("~src" in value && "~dst" in value) {
+      const key = `${value["~label"]}:${value["~src"]}->${value["~dst"]}:${JSON.stringify(value)}`;
+      edges.set(key, value);
+    } else if ("~id" in value) {
+      nodes.set(String(value["~id"]), value);
+    } else {
+      Object.values(value).forEach((v) => elements(v, nodes, edges));
+    }
+  }
+}
+
+function drawGraph(page) {
+  const nodes = new Map();
+  const edges = new Map();
+  page.rows.forEach((row) => elements(row, nodes, edges));
+  if (!nodes.size && !edges.size) {
+    if (network) network.destroy();
+    network = null;
+    $("graph").textContent = "(no vertices or edges in these rows)";
+    return false;
+  }
+  for (const e of edges.values()) {
+    for (const end of [e["~src"], e["~dst"]]) {
+      if (!nodes.has(String(end))) nodes.set(String(end), { "~id": end, "~label": "?" });
+    }
+  }
+  const named = (v) => v.name ?? v["~id"];
+  const data = {
+    nodes: new vis.DataSet(
+      [...nodes.entries()].map(([id, v]) => ({
+        id,
+        label: String(named(v)),
+        group: v["~label"],
+        title: v["~label"],
+        element: v,
+      })),
+    ),
+    edges: new vis.DataSet(
+      [...edges.values()].map((e, i) => ({
+        id: i,
+        from: String(e["~src"]),
+        to: String(e["~dst"]),
+        label: e["~label"],
+        arrows: "to",
+        element: e,
+      })),
+    ),
+  };
+  $("graph").textContent = "";
+  if (network) network.destroy();
+  network = new vis.Network($("graph"), data, {
+    edges: { font: { size: 11 } },
+    nodes: { shape: "dot", size: 14 },
+    physics: { stabilization: { iterations: 200 } },
+  });
+  network.on("click", (event) => {
+    const node = event.nodes[0];
+    const edge = event.edges[0];
+    const item = node !== undefined ? data.nodes.get(node) : edge !== undefined ? data.edges.get(edge) : null;
+    $("element").textContent = item ? JSON.stringify(item.element, null, 2) : "";
+  });
+  return true;
+}
+
+// ------------------------------------------------------------ side panel
+function details(summary, open) {
+  const d = document.createElement("details");
+  d.open = !!open;
+  const s = document.createElement("summary");
+  s.innerHTML = summary;
+  d.appendChild(s);
+  return d;
+}
+
+function fieldsLine(fields) {
+  return fields.map((f) => `${escapeHtml(f.name)} <span class="meta">${escapeHtml(f.type)}</span>`).join("<br>");
+}
+
+async function loadCatalog() {
+  const { status, json } = await api(`/api/catalog?session=${encodeURIComponent(workspace)}`);
+  const panel = $("catalog");
+  if (status !== 200) {
+    panel.textContent = json.error;
+    return;
+  }
+  panel.innerHTML = "";
+  // (the user's definitions open; the built-in lists closed)
+  const group = (title, items, render, open = items.length > 0) => {
+    const d = details(`${title} <span class="meta">${items.length}</span>`, open);
+    items.forEach((item) => d.appendChild(render(item)));
+    panel.appendChild(d);
+  };
+  group("Tables", json.tables, (t) => {
+    const d = details(`${escapeHtml(t.name)} <span class="meta">${escapeHtml(t.connector)}</span>`);
+    d.insertAdjacentHTML("beforeend", `<div>${fieldsLine(t.columns)}</div>`);
+    return d;
+  });
+  group("Views", json.views, (v) => {
+    const d = details(escapeHtml(v.name));
+    d.insertAdjacentHTML("beforeend", `<div>${v.columns.map(escapeHtml).join("<br>")}</div>`);
+    return d;
+  });
+  group("Graphs", json.graphs, (g) => {
+    const current = g.name === json.current_graph ? " (in use)" : "";
+    const d = details(`${escapeHtml(g.name)} <span class="meta">${escapeHtml(g.store)}${current}</span>`);
+    for (const v of g.vertices) {
+      const l = details(`(:${escapeHtml(v.label)})`);
+      l.insertAdjacentHTML("beforeend", `<div>${fieldsLine(v.fields)}</div>`);
+      d.appendChild(l);
+    }
+    for (const e of g.edges) {
+      const l = details(`[:${escapeHtml(e.label)}]`);
+      l.insertAdjacentHTML("beforeend", `<div>${fieldsLine(e.fields)}</div>`);
+      d.appendChild(l);
+    }
+    return d;
+  });
+  const line = (text) => {
+    const div = document.createElement("div");
+    div.textContent = text;
+    return div;
+  };
+  group("Functions", json.functions.concat(json.builtin_functions), line, false);
+  group("Algorithms", json.algorithms, line, false);
+  panel.querySelectorAll("details details").forEach((d) => (d.open = false));
+}
+$("refresh").addEventListener("click", loadCatalog);
+
+// ------------------------------------------------------------ history
+function history() {
+  try {
+    return JSON.parse(localStorage.getItem("geaflow-history") || "[]");
+  } catch (e) {
+    return [];
+  }
+}
+
+function remember(text) {
+  const kept = [text, ...history().filter((t) => t !== text)].slice(0, 50);
+  localStorage.setItem("geaflow-history", JSON.stringify(kept));
+  showHistory();
+}
+
+function showHistory() {
+  const list = $("history");
+  list.innerHTML = "";
+  for (const text of history()) {
+    const item = document.createElement("li");
+    item.textContent = text.replace(/\s+/g, " ");
+    item.title = text;
+    item.addEventListener("click", () => {
+      source.value = text;
+      showError(null);
+    });
+    list.appendChild(item);
+  }
+}
+
+showHistory();
+loadCatalog();
+paint([]);

@@ -1,0 +1,98 @@
+"""A real ``geaflow-sql serve`` process, for the console's tests."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import threading
+import time
+import urllib.error
+import urllib.request
+from pathlib import Path
+
+from .spark_servers import free_port
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def environment() -> dict[str, str]:
+    """The environment of a server process: this checkout first on the Python path."""
+    env = dict(os.environ)
+    env["PYTHONPATH"] = str(ROOT) + os.pathsep + env.get("PYTHONPATH", "")
+    return env
+
+
+class Server:
+    """``geaflow-sql serve`` on ``host`` (a free port) in ``folder``, on one
+    local core, started and ready; ``call`` and ``run`` send it requests."""
+
+    def __init__(self, folder: Path, host: str, *extra: str) -> None:
+        self.host = host
+        self.port = free_port()
+        env = environment()
+        self.process = subprocess.Popen(
+            [sys.executable, "-m", "geaflow_sql.cli", "serve", "--host", host]
+            + ["--port", str(self.port), "--master", "local[1]"]
+            + ["--conf", "spark.sql.shuffle.partitions=1", *extra],
+            cwd=folder,
+            env=env,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.STDOUT,
+            text=True,
+        )
+        self.printed: list[str] = []
+        reader = threading.Thread(target=self._read, daemon=True)
+        reader.start()
+        deadline = time.monotonic() + 180
+        while not any("console on http://" in line for line in self.printed):
+            assert self.process.poll() is None, "".join(self.printed)
+            assert time.monotonic() < deadline, "".join(self.printed)
+            time.sleep(0.2)
+
+    def _read(self) -> None:
+        assert self.process.stdout is not None
+        for line in self.process.stdout:
+            self.printed.append(line)
+
+    def call(
+        self,
+        path: str,
+        body: object = None,
+        raw: bytes | None = None,
+        token: str | None = None,
+        method: str | None = None,
+    ) -> tuple[int, dict]:
+        data = raw if raw is not None else (None if body is None else json.dumps(body).encode())
+        request = urllib.request.Request(
+            f"http://{self.host}:{self.port}{path}", data=data, method=method
+        )
+        if token is not None:
+            request.add_header("Authorization", f"Bearer {token}")
+        try:
+            with urllib.request.urlopen(request, timeout=120) as answer:
+                return answer.status, json.loads(answer.read())
+        except urllib.error.HTTPError as err:
+            return err.code, json.loads(err.read())
+
+    def fetch(self, path: str, headers: dict | None = None) -> tuple[int, dict, bytes]:
+        """GET ``path`` as a browser would: (status, headers, body)."""
+        request = urllib.request.Request(
+            f"http://{self.host}:{self.port}{path}", headers=headers or {}
+        )
+        try:
+            with urllib.request.urlopen(request, timeout=60) as answer:
+                return answer.status, dict(answer.headers), answer.read()
+        except urllib.error.HTTPError as err:
+            return err.code, dict(err.headers), err.read()
+
+    def run(self, statement: str, **fields: object) -> tuple[int, dict]:
+        return self.call("/api/statements", {"statement": statement, **fields})
+
+    def stop(self) -> None:
+        self.process.terminate()
+        try:
+            self.process.wait(30)
+        except subprocess.TimeoutExpired:
+            self.process.kill()
