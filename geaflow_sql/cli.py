@@ -3,6 +3,7 @@
     geaflow-sql -f query.gql [--conf key=value ...] [--master URL | --remote sc://HOST:PORT]
     geaflow-sql -e "SELECT 1" --output csv
     geaflow-sql -f query.gql --explain     # plans instead of running
+    geaflow-sql -f query.gql --explain --format svg > plan.svg   # ... as a picture
     geaflow-sql -f query.gql --check       # parse and plan, run nothing
     geaflow-sql                            # interactive shell
     geaflow-sql serve [--port N]           # the web console (console/serve.py)
@@ -44,6 +45,12 @@ def build_parser() -> argparse.ArgumentParser:
         "--explain", action="store_true", help="print each statement's plans instead of running it"
     )
     ap.add_argument(
+        "--format",
+        choices=("text", "dot", "svg"),
+        default="text",
+        help="with --explain: the plans as text, or as a picture (Graphviz DOT, or SVG)",
+    )
+    ap.add_argument(
         "--check", action="store_true", help="parse and plan every statement without running it"
     )
     ap.add_argument(
@@ -70,6 +77,8 @@ def main(argv: list[str] | None = None) -> int:
 
         print(f"geaflow-sql {__version__}")
         return 0
+    if args.format != "text" and not args.explain:
+        ap.error("--format dot|svg draws plans: use it with --explain")
     conf = parse_conf(args.conf)
     try:
         from runtime.spark_adapter import choose_master
@@ -111,6 +120,7 @@ def main(argv: list[str] | None = None) -> int:
             output=args.output,
             quiet=args.quiet,
             base_dir=base_dir,
+            picture=None if args.format == "text" else args.format,
         )
     except GeaflowError as err:
         err.with_context(text=text, source=source)

@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import os
+import shutil
 import signal
+import subprocess
 import sys
 import threading
 import time
@@ -12,6 +14,7 @@ from typing import Any
 from grammar.parser import parse
 from runtime.streaming.progress import WindowReport
 
+from .core.errors import ConfigError
 from .display import describe_window, format_rows
 from .session import Session
 
@@ -44,7 +47,11 @@ def run_script(
     output: str = "table",
     quiet: bool = False,
     base_dir: str | None = None,
+    picture: str | None = None,
 ) -> int:
+    """Run (or, with ``explain``, explain) a script, printing each result.
+    ``picture`` (``dot`` or ``svg``, with ``explain``): print each plan as a
+    picture (``planner.explain_dot``) and nothing else."""
     # Parse first: a syntax error anywhere stops the script before Spark starts.
     start = time.perf_counter()
     script = parse(text, source)
@@ -57,6 +64,10 @@ def run_script(
             script, source, check_only=check, explain=explain, parse_seconds=parse_seconds
         )
         for result in results:
+            if picture is not None:
+                if result.kind == "explain" and "dot" in result.extra:
+                    print(_drawn(result.extra["dot"], picture), end="")
+                continue
             _print_result(result, output, quiet)
             if not quiet and result.kind == "insert":
                 print(f"({time.perf_counter() - start:.2f}s)")
@@ -65,6 +76,24 @@ def run_script(
         watch.restore()
     watch.finished()
     return 0
+
+
+def _drawn(dot: str, picture: str) -> str:
+    """A plan's DOT text as ``picture``: itself, or SVG drawn by Graphviz."""
+    if picture == "dot":
+        return dot
+    program = shutil.which("dot")
+    if program is None:
+        raise ConfigError(
+            "--format svg needs Graphviz's dot program (Debian: apt-get install graphviz); "
+            "--format dot writes the same picture as text"
+        )
+    done = subprocess.run(
+        [program, "-Tsvg"], input=dot, capture_output=True, text=True, timeout=120, check=False
+    )
+    if done.returncode != 0:
+        raise ConfigError(f"Graphviz could not draw the plan: {done.stderr.strip()}")
+    return done.stdout
 
 
 class WindowWatch:

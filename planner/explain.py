@@ -57,7 +57,7 @@ def render_groups(graph: ExecutionGraph) -> str:
             f"{pad}group {g.id} mode={g.mode} vertices={list(g.vertex_ids)} "
             f"head={list(g.head)} tail={list(g.tail)}"
         )
-        lines.append(f"{pad}  cycle {g.id}: {_rounds(g, parent)}")
+        lines.append(f"{pad}  cycle {g.id}: {rounds_of(g, parent)}")
         for c in g.children:
             visit(c, g, depth + 1)
 
@@ -65,7 +65,8 @@ def render_groups(graph: ExecutionGraph) -> str:
     return "\n".join(lines)
 
 
-def _rounds(group: ExecutionGroup, parent: ExecutionGroup | None) -> str:
+def rounds_of(group: ExecutionGroup, parent: ExecutionGroup | None) -> str:
+    """The rounds ``group``'s cycle runs, in words (under ``parent``)."""
     if group.mode == PER_WINDOW:
         return "a round per source window"
     if group.mode == PER_ITERATION:

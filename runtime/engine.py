@@ -29,6 +29,7 @@ from geaflow_sql.core.catalog import GraphInfo, TableInfo
 from geaflow_sql.core.config import TRACE_CYCLES, Config, table_options
 from geaflow_sql.core.errors import CatalogError, GeaflowError
 from grammar import syntax as s
+from planner.explain_dot import explain_dot
 from planner.statements import BoundStatement, CatalogChange, ExplainStatement, PlanStatement
 
 from .batch import BatchCycle
@@ -303,7 +304,11 @@ class ScriptRun:
         windowed = bool(self.windowed) or reads_windows(catalog, config, inner.root)
         prepared = prepare([inner], self.ctx.config, windowed=windowed)
         spark = None if self.check_only or windowed else self._ready_spark(prepared)
-        return StatementResult("explain", text=explain_text(self.ctx, prepared, spark))
+        (optimized,) = prepared.optimized
+        picture = explain_dot(optimized, prepared.pipeline, prepared.execution)
+        return StatementResult(
+            "explain", text=explain_text(self.ctx, prepared, spark), extra={"dot": picture}
+        )
 
     def _catalog_change(self, change: CatalogChange) -> StatementResult:
         catalog = self.ctx.catalog

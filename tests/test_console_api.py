@@ -191,11 +191,17 @@ def test_the_catalog_and_explain_of_a_workspace(server):
         "/api/explain",
         {"statement": "MATCH (a:person)-[e:knows]->(b) RETURN a.name", "session": "cat"},
     )
-    assert status == 200 and "MATCH" in out["text"].upper(), out
+    assert status == 200 and "== PipelineGraph ==" in out["text"], out
+    # The same plans as a picture: every level a cluster of the digraph.
+    assert out["dot"].startswith("digraph explain {")
+    for cluster in ("before", "after", "pipeline", "groups"):
+        assert f"subgraph cluster_{cluster} {{" in out["dot"]
     status, out = server.call(
-        "/api/explain", {"statement": "SELECT nothing FROM nowhere", "session": "cat"}
+        "/api/explain", {"statement": "SELECT 1;\nSELECT nothing FROM nowhere", "session": "cat"}
     )
-    assert status == 400 and out["line"] == 1 and "nowhere" in out["error"]
+    assert (status, out["line"], out["column"]) == (400, 2, 21), out
+    status, out = server.call("/api/explain", {"statement": "SET a = 1", "session": "cat"})
+    assert status == 400 and "no query" in out["error"]
 
 
 def test_the_page_and_what_its_editor_asks(server):

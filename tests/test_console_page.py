@@ -238,3 +238,19 @@ def test_cancel_stops_a_long_statement(page):
         time.sleep(2)
     assert not cancel.is_enabled()
     assert "cancelled" in page.find_element(By.ID, "error-message").text
+
+
+def test_explain_draws_every_level_of_the_plan(page):
+    from selenium.webdriver.common.by import By
+
+    editor = page.find_element(By.ID, "source")
+    editor.clear()
+    editor.send_keys(MATCH)
+    page.find_element(By.ID, "explain").click()
+    wait_for(lambda: page.find_element(By.ID, "status").text.startswith("explained"), what="plan")
+    levels = page.execute_script("return plan.body.data.nodes.get().map(n => n.group)")
+    assert set(levels) == {"before", "after", "pipeline", "groups"}, levels
+    arrows = page.execute_script("return plan.body.data.edges.length")
+    assert arrows >= len(levels) - 4  # (each level is connected)
+    page.find_element(By.CSS_SELECTOR, "#views button[data-view=text]").click()
+    assert "== PipelineGraph ==" in page.find_element(By.ID, "text").text

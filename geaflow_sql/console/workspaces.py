@@ -128,13 +128,19 @@ class Workspaces:
         return out
 
     def explain(self, name: str, text: str) -> dict[str, Any]:
-        """EXPLAIN of one statement in workspace ``name`` (its plans as text)."""
+        """The plans of ``text``'s last query or INSERT in workspace ``name``,
+        as text and as a picture (DOT); its definitions run as they would."""
         space = self.workspace(name)
         with _running(space, name):
             try:
-                return {"text": space.session.explain(text)}
+                results = list(space.session.iter_execute(text, "<console>", explain=True))
             except GeaflowError as err:
                 raise ConsoleError(400, error_body(err, text)) from None
+        explained = [r for r in results if r.kind == "explain"]
+        if not explained:
+            raise ConsoleError(400, {"error": "no query or INSERT to explain"})
+        last = explained[-1]
+        return {"text": last.text or "", "dot": last.extra.get("dot")}
 
     def complete(self, name: str, text: str, cursor: int) -> list[dict[str, Any]]:
         """The shell's completions at ``cursor`` over workspace ``name``'s catalog."""

@@ -244,8 +244,46 @@ $("explain").addEventListener("click", async () => {
   }
   say(`explained in ${seconds()} s`);
   $("text").textContent = json.text;
-  choose("text");
+  drawPlan(json.dot);
+  choose("plan");
 });
+
+// ------------------------------------------------------------ plans
+// EXPLAIN's picture (planner/explain_dot.py) drawn from its DOT text: each
+// level in a colour of its own, inputs below the operators that read them.
+const LEVELS = [
+  ["before", /^before/, "#dbe8fb", "logical plan before rules"],
+  ["after", /^after/, "#d9f2d0", "after rules"],
+  ["pipeline", /^p\d/, "#fde7c8", "PipelineGraph"],
+  ["groups", /^g\d/, "#eadcf5", "ExecutionGroups"],
+];
+let plan = null;
+
+function drawPlan(dot) {
+  const parsed = vis.network.convertDot(dot);
+  for (const node of parsed.nodes) {
+    const level = LEVELS.find(([, pattern]) => pattern.test(node.id)) || LEVELS[0];
+    node.group = level[0];
+    node.shape = "box";
+  }
+  const groups = {};
+  for (const [name, , colour] of LEVELS) groups[name] = { color: { background: colour, border: "#888" } };
+  $("legend").innerHTML = LEVELS.map(
+    ([, , colour, title]) => `<span style="background:${colour}">${title}</span>`,
+  ).join("");
+  if (plan) plan.destroy();
+  plan = new vis.Network(
+    $("plan"),
+    { nodes: new vis.DataSet(parsed.nodes), edges: new vis.DataSet(parsed.edges) },
+    {
+      groups,
+      layout: { hierarchical: { direction: "DU", sortMethod: "directed", levelSeparation: 70 } },
+      physics: false,
+      edges: { arrows: "to", font: { size: 9 } },
+      nodes: { font: { size: 11 } },
+    },
+  );
+}
 
 // An error: its message, its line with a caret under the column, and the
 // place marked in the editor (the cursor put there).
@@ -321,8 +359,9 @@ function choose(view) {
   for (const b of document.querySelectorAll("#views button")) {
     b.classList.toggle("chosen", b.dataset.view === view);
   }
-  for (const name of ["table", "graph", "text"]) $(name + "-view").hidden = name !== view;
+  for (const name of ["table", "graph", "plan", "text"]) $(name + "-view").hidden = name !== view;
   if (view === "graph" && network) network.fit();
+  if (view === "plan" && plan) plan.fit();
 }
 for (const b of document.querySelectorAll("#views button")) {
   b.addEventListener("click", () => choose(b.dataset.view));
