@@ -250,6 +250,13 @@ class Session:
         if self._spark is not None:
             self._jobs.cancel(self._spark)
 
+    def progress(self) -> tuple[int, int]:
+        """(completed tasks, total tasks) of the Spark stages this session's
+        statement runs now (from another thread); (0, 0) when none runs."""
+        if self._spark is None:
+            return 0, 0
+        return self._jobs.progress(self._spark)
+
     # -------------------------------------------------------------- internals
     def runtime_context(self, start_spark: bool = False) -> RuntimeContext:
         """What the runtime reads of this session now (Spark, if it has not

@@ -15,7 +15,7 @@ from typing import Any
 
 from geaflow_sql.core.errors import CancelledError
 
-from .spark_adapter import cancel_jobs, tag_jobs, untag_jobs
+from .spark_adapter import cancel_jobs, tag_jobs, tagged_job_progress, untag_jobs
 
 
 class LocalRuns:
@@ -90,6 +90,12 @@ class JobTags:
         mine = self._thread_tags()
         if mine and any(tag in self._cancelled for tag in mine):
             raise CancelledError("the statement was cancelled")
+
+    def progress(self, spark: Any) -> tuple[int, int]:
+        """(completed tasks, total tasks) of the tagged jobs running now."""
+        with self._lock:
+            tags = list(self._tags)
+        return tagged_job_progress(spark, tags) if tags else (0, 0)
 
     def cancel(self, spark: Any) -> None:
         """Cancel the tagged jobs running now (from any thread)."""

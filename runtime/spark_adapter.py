@@ -515,6 +515,33 @@ def job_progress(spark: Any) -> tuple[int, int] | None:
         return None
 
 
+def tagged_job_progress(spark: Any, tags: list[str]) -> tuple[int, int]:
+    """(completed tasks, total tasks) of the stages of the running jobs tagged
+    with any of ``tags`` (so two sessions on one Spark each see their own);
+    over Spark Connect, where jobs are not looked up by tag, those of every
+    running stage (``job_progress``)."""
+    if is_connect(spark):
+        return job_progress(spark) or (0, 0)
+    done = total = 0
+    try:
+        tracker = spark.sparkContext.statusTracker()
+        scala_tracker = spark.sparkContext._jsc.sc().statusTracker()  # noqa: SLF001
+        stages: set[int] = set()
+        for tag in tags:
+            for job_id in scala_tracker.getJobIdsForTag(tag):
+                info = tracker.getJobInfo(int(job_id))
+                if info is not None and info.status == "RUNNING":
+                    stages.update(info.stageIds)
+        for stage_id in stages:
+            stage = tracker.getStageInfo(stage_id)
+            if stage is not None:
+                done += stage.numCompletedTasks
+                total += stage.numTasks
+    except Exception:  # noqa: BLE001 - progress is shown when it can be had
+        return 0, 0
+    return done, total
+
+
 # ---------------------------------------------------------------------------
 # GraphFrames
 # ---------------------------------------------------------------------------

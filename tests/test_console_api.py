@@ -116,6 +116,21 @@ def test_a_long_statement_is_cancelled_and_its_workspace_runs_the_next(server):
     # comes before the Spark job starts has no job to stop).
     status, out = server.run("SELECT 2", session="long")
     assert status == 409 and "running" in out["error"], out
+    # Its progress: the tasks of its Spark job once that starts (another
+    # workspace runs none).
+    deadline = time.monotonic() + 90
+    while True:
+        progress = server.call("/api/progress?session=long")[1]
+        assert progress["running"] and 0 <= progress["done"] <= progress["total"], progress
+        if progress["total"] > 0:
+            break
+        assert time.monotonic() < deadline, "no Spark job started"
+        time.sleep(0.5)
+    assert server.call("/api/progress?session=idle")[1] == {
+        "running": False,
+        "done": 0,
+        "total": 0,
+    }
     assert server.call("/api/cancel", {"session": "long"})[1] == {"cancelled": True}
     while worker.is_alive() and time.monotonic() - started < 90:
         worker.join(2)
@@ -125,6 +140,7 @@ def test_a_long_statement_is_cancelled_and_its_workspace_runs_the_next(server):
     assert status == 400 and out["kind"] == "cancelled", out
     assert server.run("SELECT 3 AS v", session="long")[1]["rows"] == [[3]]
     assert server.call("/api/cancel", {"session": "long"})[1] == {"cancelled": False}
+    assert server.call("/api/progress?session=long")[1]["running"] is False
 
 
 def test_off_127_0_0_1_every_request_needs_the_printed_token(tmp_path):

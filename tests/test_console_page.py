@@ -230,7 +230,11 @@ def test_cancel_stops_a_long_statement(page):
     page.find_element(By.ID, "run").click()
     cancel = page.find_element(By.ID, "cancel")
     wait_for(lambda: cancel.is_enabled(), what="the run to start")
-    time.sleep(4)
+    # The bar shows the Spark tasks of the statement once its job runs.
+    bar = page.find_element(By.ID, "progress")
+    wait_for(lambda: bar.get_attribute("title"), what="the progress bar")
+    assert bar.is_displayed() and float(bar.get_attribute("max")) > 0
+    assert " of " in bar.get_attribute("title")
     started = time.monotonic()
     # (clicked again until it stops: a cancel before the Spark job starts has no job to stop)
     while cancel.is_enabled() and time.monotonic() - started < 90:

@@ -7,7 +7,8 @@
          -> 400 {"error": "...", "line": N, "column": N}  a statement in error
     GET  /api/results/{id}?offset=N&limit=N               another page of a query
     POST /api/cancel      {"session": "name"}             cancel its running statement
-    POST /api/explain     {"statement": "...", "session": "name"}  -> {"text": "..."}
+    POST /api/explain     {"statement": "...", "session": "name"}  -> {"text": "...", "dot": "..."}
+    GET  /api/progress?session=name  -> {"running": bool, "done": N, "total": N}  (Spark tasks)
     GET  /api/catalog?session=name                        tables, views, graphs, functions
     GET  /api/health                                      {"ok": true}
 
@@ -92,6 +93,11 @@ def build_app(
         return JSONResponse({"cancelled": cancelled})
 
     @_answers
+    async def progress(request: Request) -> JSONResponse:
+        name = request.query_params.get("session", DEFAULT_SESSION)
+        return JSONResponse(await run_in_threadpool(spaces.progress, name))
+
+    @_answers
     async def explain(request: Request) -> JSONResponse:
         body = await _json_body(request, max_request_bytes)
         text = _field(body, "statement", str)
@@ -136,6 +142,7 @@ def build_app(
             Route("/api/results/{result_id}", results, methods=["GET"]),
             Route("/api/cancel", cancel, methods=["POST"]),
             Route("/api/explain", explain, methods=["POST"]),
+            Route("/api/progress", progress, methods=["GET"]),
             Route("/api/catalog", catalog, methods=["GET"]),
             Route("/api/health", health, methods=["GET"]),
             Route("/api/highlight", highlight, methods=["POST"]),

@@ -149,6 +149,15 @@ class Workspaces:
     def catalog(self, name: str) -> dict[str, Any]:
         return catalog_json(self.workspace(name).session.catalog)
 
+    def progress(self, name: str) -> dict[str, Any]:
+        """Whether workspace ``name`` runs a statement, and its Spark tasks so far."""
+        with self._lock:
+            space = self._spaces.get(name)
+        if space is None or not space.lock.locked():
+            return {"running": False, "done": 0, "total": 0}
+        done, total = space.session.progress()
+        return {"running": True, "done": done, "total": total}
+
     def cancel(self, name: str) -> bool:
         """Cancel the Spark jobs of the statement workspace ``name`` runs now:
         False when it runs none."""

@@ -178,11 +178,31 @@ function busy(on) {
   $("run").disabled = on;
   $("explain").disabled = on;
   $("cancel").disabled = !on;
-  $("progress").hidden = !on;
+  const bar = $("progress");
+  bar.hidden = !on;
+  bar.removeAttribute("value"); // (moving until Spark reports tasks)
   clearInterval(clock);
   if (on) {
     started = performance.now();
-    clock = setInterval(() => say(`running ${seconds()} s`), 200);
+    let ticks = 0;
+    clock = setInterval(() => {
+      say(`running ${seconds()} s`);
+      if (++ticks % 3 === 0) showProgress();
+    }, 200);
+  }
+}
+
+// The bar: the Spark tasks done of the stages this tab's statement runs.
+async function showProgress() {
+  const { status, json } = await api(`/api/progress?session=${encodeURIComponent(workspace)}`);
+  const bar = $("progress");
+  if (!running || status !== 200) return;
+  if (json.total > 0) {
+    bar.max = json.total;
+    bar.value = json.done;
+    bar.title = `${json.done} of ${json.total} Spark tasks`;
+  } else {
+    bar.removeAttribute("value");
   }
 }
 
