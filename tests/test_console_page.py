@@ -258,3 +258,28 @@ def test_explain_draws_every_level_of_the_plan(page):
     assert arrows >= len(levels) - 4  # (each level is connected)
     page.find_element(By.CSS_SELECTOR, "#views button[data-view=text]").click()
     assert "== PipelineGraph ==" in page.find_element(By.ID, "text").text
+
+
+def test_an_algorithms_result_sizes_or_colours_the_drawn_nodes(page):
+    from selenium.webdriver.common.by import By
+
+    status = type_and_run(page, "USE GRAPH social;\n" + MATCH)
+    assert status.startswith("8 rows"), (status, page.find_element(By.ID, "error").text)
+    assert page.execute_script("return network.body.data.nodes.length") == 6
+    # Components: one colour per component on the graph drawn.
+    status = type_and_run(page, "CALL wcc(10) YIELD (vid, component) RETURN vid, component")
+    assert "rows" in status, page.find_element(By.ID, "error").text
+    page.find_element(By.CSS_SELECTOR, "#views button[data-view=graph]").click()
+    colours = page.execute_script(
+        "return network.body.data.nodes.get().map(n => n.color && n.color.background)"
+    )
+    assert len(colours) == 6 and all(colours) and len(set(colours)) == 1, colours
+    # PageRank: sizes that follow the values.
+    status = type_and_run(page, "CALL page_rank(0.85, 0.01, 20) YIELD (vid, pr) RETURN vid, pr")
+    assert "rows" in status, page.find_element(By.ID, "error").text
+    sized = page.execute_script(
+        "return network.body.data.nodes.get().map(n => [n.id, n.size, n.title])"
+    )
+    ranks = {node: float(title.split("= ")[1]) for node, _, title in sized}
+    by_rank = sorted(sized, key=lambda n: ranks[n[0]])
+    assert by_rank[0][1] < by_rank[-1][1], sized

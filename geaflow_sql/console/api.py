@@ -11,6 +11,10 @@
     GET  /api/progress?session=name  -> {"running": bool, "done": N, "total": N}  (Spark tasks)
     GET  /api/catalog?session=name                        tables, views, graphs, functions
     GET  /api/health                                      {"ok": true}
+    POST /api/highlight   {"text": "..."}  -> {"spans": [[start, end, class], ...]}
+    POST /api/complete    {"text": "...", "cursor": N, "session": "name"}
+         -> {"completions": [{"text", "replace", "meta"}, ...]}
+    GET  /  and /static/...                               the page
 
 Every answer is JSON, every refusal a 4xx with ``{"error": ...}``: bad
 JSON, a missing field, a body over the size limit (413), a workspace busy

@@ -235,7 +235,7 @@ async function run() {
   if (json.columns) {
     say(`${json.total}${json.truncated ? "+" : ""} rows in ${seconds()} s`);
     showRows(json);
-    const drawn = drawGraph(json);
+    const drawn = drawGraph(json) || paintValues(json);
     choose(drawn ? "graph" : "table");
   } else {
     say(`${json.message} (${seconds()} s)`);
@@ -411,12 +411,8 @@ function drawGraph(page) {
   const nodes = new Map();
   const edges = new Map();
   page.rows.forEach((row) => elements(row, nodes, edges));
-  if (!nodes.size && !edges.size) {
-    if (network) network.destroy();
-    network = null;
-    $("graph").textContent = "(no vertices or edges in these rows)";
-    return false;
-  }
+  // (rows with none leave the last graph drawn: an algorithm's values may paint it)
+  if (!nodes.size && !edges.size) return false;
   for (const e of edges.values()) {
     for (const end of [e["~src"], e["~dst"]]) {
       if (!nodes.has(String(end))) nodes.set(String(end), { "~id": end, "~label": "?" });
@@ -457,6 +453,37 @@ function drawGraph(page) {
     const item = node !== undefined ? data.nodes.get(node) : edge !== undefined ? data.edges.get(edge) : null;
     $("element").textContent = item ? JSON.stringify(item.element, null, 2) : "";
   });
+  return true;
+}
+
+// An algorithm's result over the graph on the page (CALL page_rank, wcc: a
+// vertex id and a value per row): nodes sized by a numeric value, or
+// coloured by a component id, on the graph already drawn.
+function paintValues(page) {
+  if (!network || page.columns.length < 2 || !page.rows.length) return false;
+  const nodes = network.body.data.nodes;
+  const rows = page.rows.filter((r) => nodes.get(String(r[0])) !== null);
+  if (!rows.length) return false;
+  const values = rows.map((r) => r[1]);
+  const numbers = values.every((v) => typeof v === "number");
+  const distinct = new Set(values.map(String));
+  const update = [];
+  if (numbers && distinct.size > Math.max(2, rows.length / 2)) {
+    const low = Math.min(...values);
+    const high = Math.max(...values);
+    for (const [id, v] of rows) {
+      const size = high > low ? 10 + (30 * (v - low)) / (high - low) : 20;
+      update.push({ id: String(id), size, title: `${page.columns[1]} = ${v}` });
+    }
+  } else {
+    const palette = ["#e6194b", "#3cb44b", "#4363d8", "#f58231", "#911eb4", "#46f0f0", "#f032e6", "#bcf60c"];
+    const index = new Map([...distinct].map((v, i) => [v, i]));
+    for (const [id, v] of rows) {
+      const colour = palette[index.get(String(v)) % palette.length];
+      update.push({ id: String(id), color: { background: colour, border: colour }, title: `${page.columns[1]} = ${v}` });
+    }
+  }
+  nodes.update(update);
   return true;
 }
 
