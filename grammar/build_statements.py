@@ -232,6 +232,13 @@ class StatementRules(Transformer):
     def show_versions(self, meta: Meta, ch: list[Any]) -> s.Statement:
         return s.Show("VERSIONS", values_of(ch)[0], span=span_of(meta))
 
+    def show_graph(self, meta: Meta, ch: list[Any]) -> s.Statement:
+        count = next((c for c in ch if isinstance(c, Token) and c.type == "INTEGER"), None)
+        if count is not None and int(str(count)) < 1:
+            raise ParseError("SAMPLE takes at least 1 vertex", span=span_of(count))
+        sample = int(str(count)) if count is not None else None
+        return s.ShowGraph(values_of(ch)[0], sample, span=span_of(meta))
+
     def describe_stmt(self, meta: Meta, ch: list[Any]) -> s.Statement:
         toks = tokens_of(ch)
         kind = next((k for k in ("TABLE", "GRAPH", "VIEW") if k in toks), None)

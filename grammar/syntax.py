@@ -700,6 +700,15 @@ class Show(Statement):
 
 
 @dataclass(frozen=True, slots=True)
+class ShowGraph(Statement):
+    """``SHOW GRAPH g [SAMPLE n]``: the graph's vertices (at most ``sample``)
+    and the edges among them, as rows."""
+
+    name: Name
+    sample: int | None = None
+
+
+@dataclass(frozen=True, slots=True)
 class Describe(Statement):
     name: Name
     kind: str | None = None

@@ -9,6 +9,7 @@ from typing import Any
 
 from .connectors.text_format import observed_bad_rows
 from .profile import Profile, phase, recording
+from .spark_adapter import to_arrow
 
 
 def python_values(column: Any, zone: str | None = None) -> list[Any]:
@@ -87,7 +88,7 @@ class QueryResult:
 
         try:
             with recording(self.profile), phase("spark"):
-                table = df.toArrow()
+                table = to_arrow(df)
         except Exception as err:
             if self.on_error is not None:
                 raise self.on_error(err) from None

@@ -648,6 +648,53 @@ def collects_locally(df: Any) -> bool:
         return False
 
 
+def to_arrow(df: Any) -> Any:
+    """``df``'s rows as an Arrow table.
+
+    PySpark's ``toArrow`` refuses a NULL struct whose fields Spark types as
+    never NULL (a vertex value's label, say, beside a NULL from the other
+    side of a UNION): its children are NULL in those rows.  Such a frame is
+    fetched again with every nested field typed as nullable (the values
+    are the same; a cast that only loosens nullability)."""
+    import pyarrow as pa
+
+    try:
+        return df.toArrow()
+    except pa.ArrowInvalid:
+        loosened = _nullable_nested(df)
+        if loosened is None:
+            raise
+        return loosened.toArrow()
+
+
+def _nullable_nested(df: Any) -> Any | None:
+    """``df`` with the fields inside its structs, arrays and maps nullable,
+    or None when they are all nullable already."""
+    from pyspark.sql import functions as F
+
+    fields = df.schema.fields
+    loose = [_loosened(f.dataType) for f in fields]
+    if all(a == f.dataType for a, f in zip(loose, fields, strict=True)):
+        return None
+    names = [f"_c{i}" for i in range(len(fields))]
+    cast = [F.col(n).cast(t).alias(n) for n, t in zip(names, loose, strict=True)]
+    return df.toDF(*names).select(*cast).toDF(*[f.name for f in fields])
+
+
+def _loosened(dtype: Any) -> Any:
+    from pyspark.sql.types import ArrayType, MapType, StructField, StructType
+
+    if isinstance(dtype, StructType):
+        return StructType(
+            [StructField(f.name, _loosened(f.dataType), True, f.metadata) for f in dtype.fields]
+        )
+    if isinstance(dtype, ArrayType):
+        return ArrayType(_loosened(dtype.elementType), True)
+    if isinstance(dtype, MapType):
+        return MapType(_loosened(dtype.keyType), _loosened(dtype.valueType), True)
+    return dtype
+
+
 def estimated_bytes(df: Any) -> int | None:
     """Spark's estimate of a frame's size (its optimized plan's statistics:
     file sizes scaled to the columns read, exact for local rows), or None

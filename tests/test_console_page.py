@@ -283,3 +283,41 @@ def test_an_algorithms_result_sizes_or_colours_the_drawn_nodes(page):
     ranks = {node: float(title.split("= ")[1]) for node, _, title in sized}
     by_rank = sorted(sized, key=lambda n: ranks[n[0]])
     assert by_rank[0][1] < by_rank[-1][1], sized
+
+
+def test_a_graph_in_the_catalog_is_drawn_whole_past_the_first_page(page):
+    from selenium.webdriver.common.by import By
+
+    n = 150
+    script = (
+        "CREATE GRAPH chain (Vertex dot (id bigint ID), "
+        "Edge next (s bigint SOURCE ID, t bigint DESTINATION ID)) WITH (storeType='memory');\n"
+        f"INSERT INTO chain.dot VALUES {', '.join(f'({i})' for i in range(n))};\n"
+        f"INSERT INTO chain.next VALUES {', '.join(f'({i}, {i + 1})' for i in range(n - 1))}"
+    )
+    editor = page.find_element(By.ID, "source")
+    page.execute_script("arguments[0].value = arguments[1]", editor, script)
+    page.find_element(By.ID, "run").click()
+    wait_for(lambda: page.find_element(By.ID, "cancel").get_attribute("disabled"), what="run")
+
+    def draw_button():
+        for button in page.find_elements(By.CSS_SELECTOR, "#catalog button.draw"):
+            if button.find_element(By.XPATH, "..").text.startswith("chain"):
+                return button
+        return None
+
+    wait_for(draw_button, what="the graph in the catalog").click()
+    status = wait_for(
+        lambda: (
+            (text := page.find_element(By.ID, "status").text).startswith(("2", "failed")) and text
+        ),
+        what="the drawing",
+    )
+    assert status.startswith(f"{2 * n - 1} rows"), (status, page.find_element(By.ID, "error").text)
+    # Every vertex and edge is drawn, though the table shows the first page.
+    counts = page.execute_script(
+        "return [network.body.data.nodes.length, network.body.data.edges.length]"
+    )
+    assert counts == [n, n - 1]
+    assert len(page.find_elements(By.CSS_SELECTOR, "#rows tr td:first-child")) == 100
+    assert editor.get_attribute("value") == script  # the editor's text is left alone

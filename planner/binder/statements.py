@@ -17,6 +17,7 @@ from geaflow_sql.core.catalog import (
 )
 from geaflow_sql.core.config import GRAPH_STORE_TYPE
 from geaflow_sql.core.errors import CatalogError, GeaflowError, TypeMismatchError, ValidationError
+from grammar import parse_statement
 from grammar import syntax as s
 from planner.expressions import ref, typed
 from planner.logical import (
@@ -274,6 +275,26 @@ class StatementBinder:
             return InfoStatement(st, "show", st.what, st.name.parts)
         return InfoStatement(st, "show", st.what)
 
+    def _bind_ShowGraph(self, st: s.ShowGraph) -> BoundStatement:
+        """``SHOW GRAPH g [SAMPLE n]`` is the query of ``sampled_graph_query``
+        over ``g`` (read at the version the session reads), bound as a query:
+        rows of a ``vertex`` column and an ``edge`` column, one set a row."""
+        graph = self._graph_named(st, st.name, False)
+        query = parse_statement(sampled_graph_query(graph, st.sample))
+        assert isinstance(query, s.QueryStatement)
+        catalog = self.ctx.catalog
+        scoped = catalog.scope()
+        scoped.current_graph = graph.name
+        scoped.graph_versions = dict(catalog.graph_versions)
+        self.ctx.catalog = scoped
+        try:
+            node = self.queries.bind_query(query.query).node
+        except GeaflowError as err:
+            raise ValidationError(f"cannot show graph {graph.name!r}: {err.message}") from None
+        finally:
+            self.ctx.catalog = catalog
+        return self._plan(st, CollectSink(node), "query")
+
     def _bind_Describe(self, st: s.Describe) -> BoundStatement:
         return InfoStatement(st, "describe", st.kind or "", st.name.parts)
 
@@ -469,3 +490,23 @@ def _is_count(value: object) -> bool:
     """A positive 32-bit whole number, written as one (GeaFlow reads shard counts as ints)."""
     text = str(value).strip()
     return text.isdigit() and len(text) <= 10 and 1 <= int(text) < 2**31
+
+
+def sampled_graph_query(graph: GraphInfo, sample: int | None) -> str:
+    """The query ``SHOW GRAPH`` runs: the graph's vertices in the order of
+    their label and id (the first ``sample`` of them), then its edges whose
+    both ends are among them (all its edges without a sample)."""
+    vertices = "MATCH (v) RETURN v ORDER BY label(v), id(v)"
+    shown = f"SELECT v AS vertex, NULL AS edge FROM ({vertices}"
+    if sample is None:
+        shown += ") vs"
+    else:
+        shown += f" LIMIT {sample}) vs"
+    if not graph.edges:
+        return shown
+    edges = "MATCH (a)-[e]->(b) RETURN e, srcid(e) AS s, targetid(e) AS t"
+    among = f"SELECT NULL AS vertex, e AS edge FROM ({edges}) es"
+    if sample is not None:
+        ids = f"SELECT i FROM (MATCH (v) RETURN id(v) AS i ORDER BY label(v), id(v) LIMIT {sample}) ids"
+        among += f" WHERE es.s IN ({ids}) AND es.t IN ({ids})"
+    return f"{shown} UNION ALL {among}"

@@ -4,6 +4,10 @@
 
 const $ = (id) => document.getElementById(id);
 const PAGE = 100;
+// The most rows of a result the graph view draws.
+const DRAWN = 2000;
+// The vertices a graph's "draw" in the catalog panel shows.
+const SAMPLE = 200;
 
 // ------------------------------------------------------------ the server
 // Each tab is a workspace of its own (a Session on the server), kept across
@@ -215,35 +219,51 @@ function say(text) {
 }
 
 async function run() {
-  const text = statement();
+  const offset = source.selectionEnd > source.selectionStart ? source.selectionStart : 0;
+  await runText(statement(), offset);
+}
+
+// Runs ``text``; ``offset``: where it starts in the editor (null when it is
+// not the editor's: an error then marks no place there).
+async function runText(text, offset) {
   if (running || !text.trim()) return;
   remember(text);
   showError(null);
   busy(true);
-  const offset = source.selectionEnd > source.selectionStart ? source.selectionStart : 0;
   const { status, json } = await api("/api/statements", {
     statement: text,
     session: workspace,
     page_size: PAGE,
   });
-  busy(false);
   if (status !== 200) {
+    busy(false);
     say(`failed after ${seconds()} s`);
     showError(json, text, offset);
     return;
   }
   if (json.columns) {
+    const all = await drawnRows(json);
+    busy(false);
     say(`${json.total}${json.truncated ? "+" : ""} rows in ${seconds()} s`);
     showRows(json);
-    const drawn = drawGraph(json) || paintValues(json);
+    const drawn = drawGraph(all) || paintValues(all);
     choose(drawn ? "graph" : "table");
   } else {
+    busy(false);
     say(`${json.message} (${seconds()} s)`);
     $("text").textContent = json.text || json.message;
     choose("text");
   }
   (json.warnings || []).forEach((w) => say($("status").textContent + " — " + w));
   loadCatalog();
+}
+
+// The rows the graph view draws: the first page and, when there are more,
+// the rest of the kept rows up to DRAWN.
+async function drawnRows(page) {
+  if (page.total <= page.rows.length) return page;
+  const { status, json } = await api(`/api/results/${page.result}?offset=0&limit=${DRAWN}`);
+  return status === 200 ? json : page;
 }
 
 $("run").addEventListener("click", run);
@@ -305,8 +325,8 @@ function drawPlan(dot) {
   );
 }
 
-// An error: its message, its line with a caret under the column, and the
-// place marked in the editor (the cursor put there).
+// An error: its message, its line with a caret under the column, and (for
+// the editor's text) the place marked in the editor (the cursor put there).
 function showError(json, text, offset) {
   const box = $("error");
   errorSpan = null;
@@ -319,10 +339,10 @@ function showError(json, text, offset) {
   box.hidden = false;
   const where = json.line ? `line ${json.line}, column ${json.column}: ` : "";
   $("error-message").textContent = where + json.error;
-  if (json.line) {
-    const lines = text.split("\n");
-    const line = lines[json.line - 1] || "";
-    $("error-line").textContent = line + "\n" + " ".repeat(Math.max(0, json.column - 1)) + "^";
+  const lines = text.split("\n");
+  const caret = json.line ? " ".repeat(Math.max(0, json.column - 1)) + "^" : "";
+  $("error-line").textContent = json.line ? `${lines[json.line - 1] || ""}\n${caret}` : "";
+  if (json.line && offset !== null) {
     let at = offset;
     for (let i = 0; i < json.line - 1; i++) at += lines[i].length + 1;
     at += json.column - 1;
@@ -330,8 +350,6 @@ function showError(json, text, offset) {
     errorSpan = [at, at + Math.max(1, word.length)];
     source.focus();
     source.setSelectionRange(at, at);
-  } else {
-    $("error-line").textContent = "";
   }
   highlightSoon();
 }
@@ -528,6 +546,15 @@ async function loadCatalog() {
   group("Graphs", json.graphs, (g) => {
     const current = g.name === json.current_graph ? " (in use)" : "";
     const d = details(`${escapeHtml(g.name)} <span class="meta">${escapeHtml(g.store)}${current}</span>`);
+    const draw = document.createElement("button");
+    draw.className = "draw";
+    draw.textContent = "draw";
+    draw.title = `draw ${SAMPLE} of its vertices and the edges among them`;
+    draw.addEventListener("click", (event) => {
+      event.preventDefault(); // (not the details' toggle)
+      runText(`SHOW GRAPH ${g.name} SAMPLE ${SAMPLE}`, null);
+    });
+    d.querySelector("summary").appendChild(draw);
     for (const v of g.vertices) {
       const l = details(`(:${escapeHtml(v.label)})`);
       l.insertAdjacentHTML("beforeend", `<div>${fieldsLine(v.fields)}</div>`);
