@@ -3,9 +3,7 @@
 from __future__ import annotations
 
 import os
-import shutil
 import signal
-import subprocess
 import sys
 import threading
 import time
@@ -14,8 +12,8 @@ from typing import Any
 from grammar.parser import parse
 from runtime.streaming.progress import WindowReport
 
-from .core.errors import ConfigError
 from .display import describe_window, format_rows
+from .plan_pictures import svg_of
 from .session import Session
 
 
@@ -80,20 +78,7 @@ def run_script(
 
 def _drawn(dot: str, picture: str) -> str:
     """A plan's DOT text as ``picture``: itself, or SVG drawn by Graphviz."""
-    if picture == "dot":
-        return dot
-    program = shutil.which("dot")
-    if program is None:
-        raise ConfigError(
-            "--format svg needs Graphviz's dot program (Debian: apt-get install graphviz); "
-            "--format dot writes the same picture as text"
-        )
-    done = subprocess.run(
-        [program, "-Tsvg"], input=dot, capture_output=True, text=True, timeout=120, check=False
-    )
-    if done.returncode != 0:
-        raise ConfigError(f"Graphviz could not draw the plan: {done.stderr.strip()}")
-    return done.stdout
+    return dot if picture == "dot" else svg_of(dot)
 
 
 class WindowWatch:

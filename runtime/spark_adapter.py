@@ -504,15 +504,20 @@ def job_progress(spark: Any) -> tuple[int, int] | None:
         return handler.latest
     try:
         tracker = spark.sparkContext.statusTracker()
-        done = total = 0
-        for sid in tracker.getActiveStageIds():
-            info = tracker.getStageInfo(sid)
-            if info is not None:
-                done += info.numCompletedTasks
-                total += info.numTasks
-        return done, total
+        return _stage_tasks(tracker, tracker.getActiveStageIds())
     except Exception:
         return None
+
+
+def _stage_tasks(tracker: Any, stage_ids: Iterable[int]) -> tuple[int, int]:
+    """(completed tasks, total tasks) of the stages ``stage_ids``."""
+    done = total = 0
+    for stage_id in stage_ids:
+        stage = tracker.getStageInfo(stage_id)
+        if stage is not None:
+            done += stage.numCompletedTasks
+            total += stage.numTasks
+    return done, total
 
 
 def tagged_job_progress(spark: Any, tags: list[str]) -> tuple[int, int]:
@@ -522,7 +527,6 @@ def tagged_job_progress(spark: Any, tags: list[str]) -> tuple[int, int]:
     running stage (``job_progress``)."""
     if is_connect(spark):
         return job_progress(spark) or (0, 0)
-    done = total = 0
     try:
         tracker = spark.sparkContext.statusTracker()
         scala_tracker = spark.sparkContext._jsc.sc().statusTracker()  # noqa: SLF001
@@ -532,14 +536,9 @@ def tagged_job_progress(spark: Any, tags: list[str]) -> tuple[int, int]:
                 info = tracker.getJobInfo(int(job_id))
                 if info is not None and info.status == "RUNNING":
                     stages.update(info.stageIds)
-        for stage_id in stages:
-            stage = tracker.getStageInfo(stage_id)
-            if stage is not None:
-                done += stage.numCompletedTasks
-                total += stage.numTasks
+        return _stage_tasks(tracker, stages)
     except Exception:  # noqa: BLE001 - progress is shown when it can be had
         return 0, 0
-    return done, total
 
 
 # ---------------------------------------------------------------------------

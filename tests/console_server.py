@@ -26,15 +26,17 @@ def environment() -> dict[str, str]:
 
 class Server:
     """``geaflow-sql serve`` on ``host`` (a free port) in ``folder``, on one
-    local core, started and ready; ``call`` and ``run`` send it requests."""
+    local core (or on the Spark Connect server ``remote``), started and
+    ready; ``call`` and ``run`` send it requests."""
 
-    def __init__(self, folder: Path, host: str, *extra: str) -> None:
+    def __init__(self, folder: Path, host: str, *extra: str, remote: str | None = None) -> None:
         self.host = host
         self.port = free_port()
         env = environment()
+        spark = ["--remote", remote] if remote else ["--master", "local[1]"]
         self.process = subprocess.Popen(
             [sys.executable, "-m", "geaflow_sql.cli", "serve", "--host", host]
-            + ["--port", str(self.port), "--master", "local[1]"]
+            + ["--port", str(self.port), *spark]
             + ["--conf", "spark.sql.shuffle.partitions=1", *extra],
             cwd=folder,
             env=env,
@@ -64,25 +66,26 @@ class Server:
         token: str | None = None,
         method: str | None = None,
     ) -> tuple[int, dict]:
+        """Ask the API: (status, the JSON answered)."""
         data = raw if raw is not None else (None if body is None else json.dumps(body).encode())
-        request = urllib.request.Request(
-            f"http://{self.host}:{self.port}{path}", data=data, method=method
-        )
-        if token is not None:
-            request.add_header("Authorization", f"Bearer {token}")
-        try:
-            with urllib.request.urlopen(request, timeout=120) as answer:
-                return answer.status, json.loads(answer.read())
-        except urllib.error.HTTPError as err:
-            return err.code, json.loads(err.read())
+        headers = {} if token is None else {"Authorization": f"Bearer {token}"}
+        status, _, answer = self.fetch(path, headers, data, method, timeout=120)
+        return status, json.loads(answer)
 
-    def fetch(self, path: str, headers: dict | None = None) -> tuple[int, dict, bytes]:
-        """GET ``path`` as a browser would: (status, headers, body)."""
+    def fetch(
+        self,
+        path: str,
+        headers: dict | None = None,
+        data: bytes | None = None,
+        method: str | None = None,
+        timeout: float = 60,
+    ) -> tuple[int, dict, bytes]:
+        """Request ``path`` (GET without ``data``): (status, headers, body)."""
         request = urllib.request.Request(
-            f"http://{self.host}:{self.port}{path}", headers=headers or {}
+            f"http://{self.host}:{self.port}{path}", data=data, headers=headers or {}, method=method
         )
         try:
-            with urllib.request.urlopen(request, timeout=60) as answer:
+            with urllib.request.urlopen(request, timeout=timeout) as answer:
                 return answer.status, dict(answer.headers), answer.read()
         except urllib.error.HTTPError as err:
             return err.code, dict(err.headers), err.read()

@@ -252,12 +252,33 @@ def test_explain_draws_every_level_of_the_plan(page):
     editor.send_keys(MATCH)
     page.find_element(By.ID, "explain").click()
     wait_for(lambda: page.find_element(By.ID, "status").text.startswith("explained"), what="plan")
-    levels = page.execute_script("return plan.body.data.nodes.get().map(n => n.group)")
-    assert set(levels) == {"before", "after", "pipeline", "groups"}, levels
-    arrows = page.execute_script("return plan.body.data.edges.length")
-    assert arrows >= len(levels) - 4  # (each level is connected)
+    # Graphviz's picture (the server has it: .ci/run installs it): a box per
+    # level, each ExecutionGroup a box inside the groups' box.
+    boxes = page.execute_script(
+        "return [...document.querySelectorAll('#plan svg g.cluster > title')]"
+        ".map(t => t.textContent)"
+    )
+    levels = {"cluster_before", "cluster_after", "cluster_pipeline", "cluster_groups"}
+    assert levels <= set(boxes), boxes
+    assert any(b.startswith("cluster_group") and b != "cluster_groups" for b in boxes), boxes
+    nested = page.execute_script("return document.querySelectorAll('#plan svg g.cluster').length")
+    assert nested == len(boxes)
     page.find_element(By.CSS_SELECTOR, "#views button[data-view=text]").click()
     assert "== PipelineGraph ==" in page.find_element(By.ID, "text").text
+    # Without Graphviz the page lays out the same DOT itself: a colour per level.
+    levels_drawn = page.execute_async_script(
+        """
+        const done = arguments[arguments.length - 1];
+        api("/api/explain", { statement: arguments[0], session: workspace }).then(({ json }) => {
+          drawPlan(json.dot);
+          done(plan.body.data.nodes.get().map((n) => n.group));
+        });
+        """,
+        MATCH,
+    )
+    assert set(levels_drawn) == {"before", "after", "pipeline", "groups"}, levels_drawn
+    arrows = page.execute_script("return plan.body.data.edges.length")
+    assert arrows >= len(levels_drawn) - 4  # (each level is connected)
 
 
 def test_an_algorithms_result_sizes_or_colours_the_drawn_nodes(page):

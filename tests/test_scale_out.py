@@ -255,6 +255,34 @@ def test_progress_over_spark_connect(remote, tmp_path):
     assert out["after"] is None
 
 
+def test_the_console_serves_over_spark_connect(remote, tmp_path):
+    """``geaflow-sql serve --remote``: a graph script, a MATCH's rows, SHOW
+    GRAPH, EXPLAIN, a located error and the catalog, as on local Spark."""
+    from tests.console_server import Server
+    from tests.test_console_page import MATCH, SCRIPT
+
+    server = Server(tmp_path, "127.0.0.1", remote=remote)
+    try:
+        status, answer = server.run(SCRIPT)
+        assert status == 200, answer
+        status, answer = server.run(MATCH)
+        assert status == 200 and answer["columns"] == ["a", "e", "b"], answer
+        assert answer["total"] == 8
+        assert all(row[0]["~label"] == "person" for row in answer["rows"])
+        status, answer = server.run("SHOW GRAPH social SAMPLE 2")
+        assert status == 200, answer
+        assert [r[0]["~id"] for r in answer["rows"] if r[0]] == [10, 11]  # city < person
+        status, answer = server.call("/api/explain", {"statement": MATCH})
+        assert status == 200 and "== PipelineGraph ==" in answer["text"], answer
+        assert answer["dot"].startswith("digraph")
+        status, answer = server.run("SELECT 1;\nSELECT x FROM nowhere_table")
+        assert status == 400 and (answer["line"], answer["column"]) == (2, 15), answer
+        status, answer = server.call("/api/catalog")
+        assert status == 200 and [g["name"] for g in answer["graphs"]] == ["social"]
+    finally:
+        server.stop()
+
+
 def test_master_and_remote_are_one_choice(tmp_path):
     from geaflow_sql import Session
     from geaflow_sql.core.errors import ConfigError

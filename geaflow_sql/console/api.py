@@ -7,7 +7,8 @@
          -> 400 {"error": "...", "line": N, "column": N}  a statement in error
     GET  /api/results/{id}?offset=N&limit=N               another page of a query
     POST /api/cancel      {"session": "name"}             cancel its running statement
-    POST /api/explain     {"statement": "...", "session": "name"}  -> {"text": "...", "dot": "..."}
+    POST /api/explain     {"statement": "...", "session": "name"}
+         -> {"text": "...", "dot": "...", "svg": "..."}    (svg null without Graphviz)
     GET  /api/progress?session=name  -> {"running": bool, "done": N, "total": N}  (Spark tasks)
     GET  /api/catalog?session=name                        tables, views, graphs, functions
     GET  /api/health                                      {"ok": true}

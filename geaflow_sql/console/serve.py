@@ -113,13 +113,10 @@ def _workspaces(args: Any, conf: dict[str, str], init: tuple[str, str] | None) -
 
     first = Session(args.master, conf, remote=args.remote, base_dir=os.getcwd())
     spark = first.spark
-    made = [first]
 
     def new_session() -> Session:
-        if made:
-            return made.pop()
         return Session(args.master, conf, spark=spark, base_dir=os.getcwd())
 
-    spaces = Workspaces(new_session, init, max_rows=args.max_rows)
+    spaces = Workspaces(new_session, init, max_rows=args.max_rows, first=first)
     spaces.workspace(DEFAULT_SESSION)
     return spaces

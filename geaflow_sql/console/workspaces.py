@@ -20,6 +20,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ..core.errors import GeaflowError
+from ..plan_pictures import graphviz_available, svg_of
 from ..session import Session
 from .catalog_view import catalog_json
 from .editing import completions
@@ -56,7 +57,8 @@ class Workspaces:
 
     ``new_session()`` makes a workspace's Session; ``init`` (script text and
     its name) runs in each new workspace first.  ``max_rows``: the most rows
-    of a query the console fetches; ``max_workspaces``: the most it keeps."""
+    of a query the console fetches; ``max_workspaces``: the most it keeps.
+    ``first``: a Session made already, taken by the first workspace opened."""
 
     def __init__(
         self,
@@ -64,31 +66,63 @@ class Workspaces:
         init: tuple[str, str] | None = None,
         max_rows: int = 10_000,
         max_workspaces: int = 64,
+        first: Session | None = None,
     ) -> None:
         self._new_session = new_session
         self._init = init
         self.max_rows = max_rows
         self.max_workspaces = max_workspaces
+        self._first = first
         self._lock = threading.Lock()
         self._spaces: dict[str, Workspace] = {}
+        # Workspaces being opened (their init script running), by name: a
+        # request for one waits for it; requests for others do not.
+        self._opening: dict[str, threading.Event] = {}
         self._results: OrderedDict[str, KeptResult] = OrderedDict()
 
     # ------------------------------------------------------------ workspaces
     def workspace(self, name: str) -> Workspace:
-        with self._lock:
-            found = self._spaces.get(name)
-            if found is not None:
-                return found
-            if len(self._spaces) >= self.max_workspaces:
-                raise ConsoleError(
-                    429, {"error": f"at most {self.max_workspaces} workspaces are open"}
-                )
+        """Workspace ``name``, opened (its init script run) if it is new."""
+        while True:
+            with self._lock:
+                found = self._spaces.get(name)
+                if found is not None:
+                    return found
+                opening = self._opening.get(name)
+                if opening is None:
+                    if len(self._spaces) + len(self._opening) >= self.max_workspaces:
+                        raise ConsoleError(
+                            429, {"error": f"at most {self.max_workspaces} workspaces are open"}
+                        )
+                    opening = self._opening[name] = threading.Event()
+                    session, self._first = self._first, None
+                    break
+            # (another request opens it: once it is done, look again; if its
+            # init failed, this request tries and answers the error too)
+            opening.wait()
+        try:
+            return self._open(name, session)
+        finally:
+            with self._lock:
+                del self._opening[name]
+            opening.set()
+
+    def _open(self, name: str, session: Session | None) -> Workspace:
+        """A new workspace's Session, its init script run (outside the lock:
+        other workspaces go on meanwhile)."""
+        if session is None:
             session = self._new_session()
-            if self._init is not None:
-                text, source = self._init
+        if self._init is not None:
+            text, source = self._init
+            try:
                 session.execute(text, source)
-            space = self._spaces[name] = Workspace(session)
-            return space
+            except BaseException:
+                session.close()
+                raise
+        space = Workspace(session)
+        with self._lock:
+            self._spaces[name] = space
+        return space
 
     def close(self) -> None:
         with self._lock:
@@ -129,7 +163,8 @@ class Workspaces:
 
     def explain(self, name: str, text: str) -> dict[str, Any]:
         """The plans of ``text``'s last query or INSERT in workspace ``name``,
-        as text and as a picture (DOT); its definitions run as they would."""
+        as text and as a picture (DOT, and SVG when Graphviz is installed);
+        its definitions run as they would."""
         space = self.workspace(name)
         with _running(space, name):
             try:
@@ -140,7 +175,11 @@ class Workspaces:
         if not explained:
             raise ConsoleError(400, {"error": "no query or INSERT to explain"})
         last = explained[-1]
-        return {"text": last.text or "", "dot": last.extra.get("dot")}
+        dot = last.extra.get("dot")
+        # (drawn here when the server has Graphviz: its picture nests the
+        # ExecutionGroups as boxes, which the page's own layout cannot)
+        svg = svg_of(dot) if dot and graphviz_available() else None
+        return {"text": last.text or "", "dot": dot, "svg": svg}
 
     def complete(self, name: str, text: str, cursor: int) -> list[dict[str, Any]]:
         """The shell's completions at ``cursor`` over workspace ``name``'s catalog."""

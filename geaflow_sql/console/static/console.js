@@ -284,7 +284,8 @@ $("explain").addEventListener("click", async () => {
   }
   say(`explained in ${seconds()} s`);
   $("text").textContent = json.text;
-  drawPlan(json.dot);
+  if (json.svg) showPlanPicture(json.svg);
+  else drawPlan(json.dot);
   choose("plan");
 });
 
@@ -299,6 +300,19 @@ const LEVELS = [
 ];
 let plan = null;
 
+// Graphviz's drawing (the server's, when it has Graphviz): the levels as
+// boxes, the ExecutionGroups nested in theirs.  Parsed as an SVG document,
+// so nothing in it runs.
+function showPlanPicture(svg) {
+  if (plan) plan.destroy();
+  plan = null;
+  const picture = new DOMParser().parseFromString(svg, "image/svg+xml").documentElement;
+  $("plan").replaceChildren(document.importNode(picture, true));
+  $("legend").textContent = "";
+}
+
+// Without Graphviz: vis-network's layout of the same DOT (no boxes for the
+// groups; a colour per level instead).
 function drawPlan(dot) {
   const parsed = vis.network.convertDot(dot);
   for (const node of parsed.nodes) {
@@ -312,6 +326,7 @@ function drawPlan(dot) {
     ([, , colour, title]) => `<span style="background:${colour}">${title}</span>`,
   ).join("");
   if (plan) plan.destroy();
+  $("plan").textContent = "";
   plan = new vis.Network(
     $("plan"),
     { nodes: new vis.DataSet(parsed.nodes), edges: new vis.DataSet(parsed.edges) },

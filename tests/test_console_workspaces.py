@@ -1,0 +1,72 @@
+"""The console's workspaces (geaflow_sql/console/workspaces.py), in threads.
+
+A new workspace's Session is made and its init script run outside the
+server's lock: while one tab's workspace opens, the others answer; a
+second request for the one opening waits for it (one Session made, not
+two); an init script that fails leaves no workspace behind and is told
+to every request for it.
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+
+import pytest
+
+from geaflow_sql import Session
+from geaflow_sql.console.workspaces import Workspaces
+from geaflow_sql.core.errors import GeaflowError
+
+INIT = "CREATE TABLE people (id bigint, name varchar) WITH (type='file', geaflow.dsl.file.path='p.txt')"
+
+
+def test_a_workspace_opening_holds_up_no_other(spark, tmp_path):
+    gate = threading.Event()
+    made: list[Session] = []
+
+    def new_session() -> Session:
+        if len(made) == 1:  # the second workspace: held until the gate opens
+            assert gate.wait(60)
+        made.append(Session(spark=spark, base_dir=str(tmp_path)))
+        return made[-1]
+
+    spaces = Workspaces(new_session, (INIT, "init.gql"))
+    first = spaces.workspace("a")
+    assert [t["name"] for t in spaces.catalog("a")["tables"]] == ["people"]
+
+    opened: list[object] = []
+    slow = [threading.Thread(target=lambda: opened.append(spaces.workspace("b"))) for _ in "xy"]
+    for t in slow:
+        t.start()
+    time.sleep(0.5)
+    assert not opened  # both wait: one makes the Session, the other for it
+    # Meanwhile workspace a answers.
+    started = time.monotonic()
+    assert spaces.run("a", "SELECT 1 + 1 AS two", 10)["rows"] == [[2]]
+    assert spaces.catalog("a")["tables"]
+    assert spaces.progress("b") == {"running": False, "done": 0, "total": 0}
+    assert time.monotonic() - started < 30 and not opened
+    gate.set()
+    for t in slow:
+        t.join(60)
+    assert len(opened) == 2 and opened[0] is opened[1] is not first
+    assert len(made) == 2
+    assert [t["name"] for t in spaces.catalog("b")["tables"]] == ["people"]
+    spaces.close()
+
+
+def test_an_init_script_that_fails_opens_no_workspace(spark, tmp_path):
+    made: list[Session] = []
+
+    def new_session() -> Session:
+        made.append(Session(spark=spark, base_dir=str(tmp_path)))
+        return made[-1]
+
+    spaces = Workspaces(new_session, ("SELECT * FROM nowhere", "init.gql"))
+    for _ in range(2):  # told again to the next request, not a half-open workspace
+        with pytest.raises(GeaflowError, match="nowhere"):
+            spaces.workspace("a")
+    assert len(made) == 2
+    assert spaces.progress("a")["running"] is False
+    assert spaces.cancel("a") is False
