@@ -142,6 +142,7 @@ def match_query(rng: random.Random) -> tuple[str, bool]:
     hops = rng.randint(1, 3)
     names = ["a", "b", "c", "d"][: hops + 1]
     parts = []
+    ranged: list[bool] = []  # (a hop of a range of edges binds a list, not an edge)
     for i, v in enumerate(names):
         cond = f" WHERE {_vertex_condition(rng, v)}" if rng.random() < 0.5 else ""
         parts.append(f"({v}:person{cond})")
@@ -152,6 +153,7 @@ def match_query(rng: random.Random) -> tuple[str, bool]:
             # A variable-length edge now and then, from no hop up.
             low = rng.randint(0, 2)
             hops_range = f"{{{low},{rng.randint(max(low, 1), 3)}}}" if rng.random() < 0.35 else ""
+            ranged.append(bool(hops_range))
             parts.append(f"{arrow[0]}[{e}:knows{econd}]{arrow[1]}{hops_range}")
     if rng.random() < 0.15:
         parts[-1] = "(a)"  # a cycle back to the first vertex
@@ -160,7 +162,10 @@ def match_query(rng: random.Random) -> tuple[str, bool]:
     if rng.random() < 0.3:
         pattern += f" WHERE {names[0]}.age < {names[-1]}.age + {rng.randint(0, 20)}"
     last = names[-1]
-    kind = rng.choice(["rows", "count", "group", "ordered"])
+    kind = rng.choice(["rows", "count", "group", "ordered", "elements"])
+    if kind == "elements":  # the vertices and edges themselves
+        edge = "" if ranged[0] else ", e0"
+        return f"{pattern} RETURN {names[0]}{edge}, {last}", False
     if kind == "rows":
         return (
             f"{pattern} RETURN {names[0]}.id AS x, e0.weight AS w, {last}.name AS n, "
@@ -450,6 +455,23 @@ def test_a_let_on_a_vertex_optional_match_did_not_find_keeps_it_missing(session)
         (2, None, None, True, 0),
         (3, None, None, True, 0),
     ]
+    # The vertices and edges themselves: a missing one is NULL (not a vertex
+    # of NULL properties), a LET's property is in the value, and a NULL
+    # beside a vertex in a UNION is a NULL vertex.
+    rows = both(
+        session,
+        "MATCH (a:person) OPTIONAL MATCH (a)-[e:knows]->(b) LET b.older = b.age + 1 RETURN a, e, b",
+    )
+    got = {r[0]["~id"]: (r[1], r[2]) for r in rows}
+    assert got[2] == got[3] == (None, None)
+    assert got[1][0]["~src"] == 1 and got[1][0]["~dst"] == 2 and got[1][0]["~label"] == "knows"
+    assert got[1][1]["older"] == 41 and got[1][1]["~label"] == "person"
+    rows = both(
+        session,
+        "SELECT v, NULL AS e FROM (MATCH (v:person WHERE v.id = 3) RETURN v) x "
+        "UNION ALL SELECT NULL, e FROM (MATCH (a)-[e]->(b) RETURN e) y",
+    )
+    assert sorted((v is None, e is None) for v, e in rows) == [(False, True), (True, False)]
 
 
 @pytest.mark.parametrize("ids", ["unique", "repeated", "text"])

@@ -495,18 +495,17 @@ def _is_count(value: object) -> bool:
 def sampled_graph_query(graph: GraphInfo, sample: int | None) -> str:
     """The query ``SHOW GRAPH`` runs: the graph's vertices in the order of
     their label and id (the first ``sample`` of them), then its edges whose
-    both ends are among them (all its edges without a sample)."""
-    vertices = "MATCH (v) RETURN v ORDER BY label(v), id(v)"
-    shown = f"SELECT v AS vertex, NULL AS edge FROM ({vertices}"
-    if sample is None:
-        shown += ") vs"
-    else:
-        shown += f" LIMIT {sample}) vs"
-    if not graph.edges:
-        return shown
-    edges = "MATCH (a)-[e]->(b) RETURN e, srcid(e) AS s, targetid(e) AS t"
-    among = f"SELECT NULL AS vertex, e AS edge FROM ({edges}) es"
-    if sample is not None:
-        ids = f"SELECT i FROM (MATCH (v) RETURN id(v) AS i ORDER BY label(v), id(v) LIMIT {sample}) ids"
-        among += f" WHERE es.s IN ({ids}) AND es.t IN ({ids})"
-    return f"{shown} UNION ALL {among}"
+    two ends are among them (all its edges without a sample), in the order
+    of their label, source and target."""
+    limit = "" if sample is None else f" LIMIT {sample}"
+    first = "ORDER BY label(v), id(v)" + limit
+    vertices = f"MATCH (v) RETURN v, label(v) AS l, id(v) AS i {first}"
+    rows = f"SELECT v AS vertex, NULL AS edge, 0 AS k, l, i, NULL AS j FROM ({vertices}) vs"
+    if graph.edges:
+        edges = "MATCH (a)-[e]->(b) RETURN e, label(e) AS l, srcid(e) AS s, targetid(e) AS t"
+        among = f"SELECT NULL, e, 1, l, s, t FROM ({edges}) es"
+        if sample is not None:
+            ids = f"SELECT i FROM (MATCH (v) RETURN id(v) AS i {first}) ids"
+            among += f" WHERE es.s IN ({ids}) AND es.t IN ({ids})"
+        rows += f" UNION ALL {among}"
+    return f"SELECT vertex, edge FROM ({rows}) r ORDER BY k, l, i, j"

@@ -11,7 +11,6 @@ from sqlglot import exp
 from geaflow_sql.core import types as T
 from geaflow_sql.core.errors import GeaflowError, UnsupportedError, ValidationError
 from grammar import syntax as s
-from planner.dialect import template
 from planner.expressions import and_all, cast_to, ref, type_of, typed
 from planner.logical import (
     AggCall,
@@ -255,17 +254,37 @@ class SubqueryHook:
         """SQL's ``x [NOT] IN (...)``: a match is TRUE; no match is UNKNOWN
         when ``x`` is null or the (non-empty) set holds a null, else FALSE.
         ``rows``/``values``: the set's rows and non-null values (null: none)."""
-        hit, miss = ("FALSE", "TRUE") if negated else ("TRUE", "FALSE")
-        return typed(
-            template(
-                f"CASE WHEN {{0}} IS NOT NULL THEN {hit} WHEN COALESCE({{1}}, 0) = 0 THEN {miss} "
-                f"WHEN {{3}} IS NULL OR {{1}} > {{2}} THEN NULL ELSE {miss} END",
-                found,
-                rows,
-                values,
-                operand,
-            ),
-            T.BOOLEAN,
+        hit, miss = (not negated, negated)
+
+        def boolean(e: exp.Expression) -> exp.Expression:
+            return typed(e, T.BOOLEAN)
+
+        def truth(value: bool) -> exp.Expression:
+            return boolean(exp.Boolean(this=value))
+
+        zero = typed(exp.Literal.number(0), T.BIGINT)
+        none = typed(exp.Coalesce(this=rows, expressions=[zero]), T.BIGINT)
+        unknown = exp.Or(
+            this=boolean(exp.Is(this=operand, expression=exp.Null())),
+            expression=boolean(exp.GT(this=rows.copy(), expression=values)),
+        )
+        # (written as sqlglot's CASE, not Spark text, so the local engine runs it too)
+        return boolean(
+            exp.Case(
+                ifs=[
+                    exp.If(
+                        this=boolean(
+                            exp.Not(this=boolean(exp.Is(this=found, expression=exp.Null())))
+                        ),
+                        true=truth(hit),
+                    ),
+                    exp.If(
+                        this=boolean(exp.EQ(this=none, expression=zero.copy())), true=truth(miss)
+                    ),
+                    exp.If(this=boolean(unknown), true=typed(exp.Null(), T.BOOLEAN)),
+                ],
+                default=truth(miss),
+            )
         )
 
     @staticmethod

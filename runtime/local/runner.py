@@ -279,5 +279,16 @@ def typed(table: Any, schema: Any) -> Any:
 
     arrays = []
     for column, f in zip(table.columns, schema, strict=True):
-        arrays.append(column.cast(to_arrow_type(T.to_spark_type(f.type))))
+        arrays.append(column.cast(_nullable(to_arrow_type(T.to_spark_type(f.type)))))
     return pa.Table.from_arrays(arrays, names=[f.name for f in schema])
+
+
+def _nullable(t: Any) -> Any:
+    """``t`` with the fields of its structs nullable: a NULL vertex's
+    properties are NULL, though its label is never NULL in a found one
+    (``spark_adapter.to_arrow`` fetches the Spark path's rows so too)."""
+    import pyarrow as pa
+
+    if pa.types.is_struct(t):
+        return pa.struct([pa.field(f.name, _nullable(f.type)) for f in t])
+    return t

@@ -16,8 +16,10 @@ DuckDB, or a place where the two were not compared):
   forms differ), but for the lists and structs of path values, each one
   column (``local.nested``).  A vertex or edge is held as its properties: it is compared
   with another of its type property by property, counted by its label (a
-  found element always has one), and built property by property where LET
-  adds a property; no other expression takes one whole.
+  found element always has one), built property by property where LET
+  adds a property, and made one struct again where the result returns it
+  (NULL when it has no label: one an outer join did not find); no other
+  expression takes one whole.
 * expressions: column and property references, literals, comparisons of
   values of one family (numbers, strings, booleans), AND/OR/NOT, IS NULL,
   IN lists, BETWEEN, COALESCE widening its arguments to its type, and
@@ -140,7 +142,8 @@ def slots_for(schema: Any, offset: int = 0) -> list[Slot]:
             nested_duck_type(f.type)
             out.append(Slot(f.type, column=name))
         else:
-            duck_type(f.type)
+            if f.type != T.NULL:  # (a NULL column: of no type until a union gives it one)
+                duck_type(f.type)
             out.append(Slot(f.type, column=name))
     return out
 
@@ -248,11 +251,9 @@ class Translator:
             raise NotLocal(f"{root.kind} at the top")
         rel = self.relation(root.input)
         for s in rel.slots:
-            if s.properties:
-                raise NotLocal("a vertex or edge in the result")
             if is_nested(s.type):
                 raise NotLocal("a path or list of vertices or edges in the result")
-        cols = ", ".join(f"{q(s.column)}" for s in rel.slots)
+        cols = ", ".join(_element_value(s) if s.properties else q(s.column) for s in rel.slots)
         order = f" ORDER BY {q('__ord')}" if rel.ordered else ""
         return Translation(self._with(f"SELECT {cols or '1'} FROM {rel.name}{order}"), self.sources)
 
@@ -704,11 +705,21 @@ class Translator:
         )
 
     def _renamed(self, rel: Relation, slots: list[Slot]) -> str:
-        """``rel`` with its columns named as ``slots`` (same fields, other positions)."""
-        parts = [
-            f"{q(a)} AS {q(b)}"
-            for a, b in zip(columns_of(rel.slots), columns_of(slots), strict=True)
-        ]
+        """``rel`` with its columns named as ``slots`` (same fields, other
+        positions); a NULL column of ``rel`` as NULLs of its slot's type (a
+        vertex or edge: a NULL per property)."""
+        parts = []
+        for a, b in zip(rel.slots, slots, strict=True):
+            if a.type == T.NULL and b.type != T.NULL:
+                parts += [
+                    f"CAST(NULL AS {duck_type(_column_type(b, c))}) AS {q(c)}"
+                    for c in columns_of([b])
+                ]
+            else:
+                parts += [
+                    f"{q(x)} AS {q(y)}"
+                    for x, y in zip(columns_of([a]), columns_of([b]), strict=True)
+                ]
         return f"(SELECT {', '.join(parts)} FROM {rel.name})"
 
     def union(self, node: Union) -> Relation:
@@ -716,7 +727,7 @@ class Translator:
         slots = slots_for(node.schema)
         for r in rels:
             for a, b in zip(r.slots, slots, strict=True):
-                if a.type != b.type:
+                if a.type != b.type and a.type != T.NULL:
                     raise NotLocal("a union of different types")
         word = " UNION ALL " if node.all else " UNION "
         body = word.join(self._renamed(r, slots).strip("()") for r in rels)
@@ -1544,6 +1555,23 @@ def _comparable(a: str, b: str) -> None:
     if a == "null" or b == "null" or a == b or (a in numbers and b in numbers):
         return
     raise NotLocal(f"a comparison of {a} with {b}")
+
+
+def _column_type(slot: Slot, column: str) -> Any:
+    """The type of one of ``slot``'s columns (a property's, or its own)."""
+    for prop, col in slot.properties:
+        if col == column:
+            return slot.type.field_type(prop)
+    return slot.type
+
+
+def _element_value(slot: Slot) -> str:
+    """A vertex or edge as the struct of its properties, in its type's order
+    (the Spark path's value); NULL for one an outer join did not find (no
+    label: a found one always has one)."""
+    fields = ", ".join(f"{string_literal(prop)}: {q(col)}" for prop, col in slot.properties)
+    missing = q(slot.property(T.LABEL_FIELD))
+    return f"CASE WHEN {missing} IS NULL THEN NULL ELSE {{{fields}}} END"
 
 
 def _element_order(slot: Slot, descending: bool, nulls_first: bool) -> list[str]:
