@@ -15,6 +15,9 @@ from .build_expressions import MAX_INT_DIGITS
 from .literals import decode_string_token
 from .tree_helpers import Tagged, by_tag, span_of, tagged, tokens_of, values_of
 
+# The most vertices SHOW GRAPH ... SAMPLE n takes (Spark's LIMIT is an int).
+MAX_SAMPLE = 2**31 - 1
+
 
 @v_args(meta=True)
 class StatementRules(Transformer):
@@ -234,8 +237,8 @@ class StatementRules(Transformer):
 
     def show_graph(self, meta: Meta, ch: list[Any]) -> s.Statement:
         count = next((c for c in ch if isinstance(c, Token) and c.type == "INTEGER"), None)
-        if count is not None and int(str(count)) < 1:
-            raise ParseError("SAMPLE takes at least 1 vertex", span=span_of(count))
+        if count is not None and not 1 <= int(str(count)) <= MAX_SAMPLE:
+            raise ParseError(f"SAMPLE takes from 1 to {MAX_SAMPLE} vertices", span=span_of(count))
         sample = int(str(count)) if count is not None else None
         return s.ShowGraph(values_of(ch)[0], sample, span=span_of(meta))
 

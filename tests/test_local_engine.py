@@ -474,6 +474,19 @@ def test_a_let_on_a_vertex_optional_match_did_not_find_keeps_it_missing(session)
     assert sorted((v is None, e is None) for v, e in rows) == [(False, True), (True, False)]
 
 
+def test_in_a_subquery_of_a_boolean_operand_is_the_operands_membership(session):
+    # SQL's three-valued IN of (x > 1 OR x IS NULL): the operand whole, on both engines.
+    query = (
+        "SELECT x, (x > 1 OR x IS NULL) IN (SELECT b FROM (VALUES (false)) AS t(b)) AS f "
+        "FROM (VALUES (1), (2), (CAST(NULL AS INT))) AS v(x)"
+    )
+    expected = sorted([(1, True), (2, False), (None, False)], key=repr)
+    for engine in ("auto", "distributed"):
+        rows, _ = _rows(session, query, engine)
+        assert sorted(rows, key=repr) == expected, engine
+    session.execute("SET geaflow.dsl.query.engine = auto")
+
+
 @pytest.mark.parametrize("ids", ["unique", "repeated", "text"])
 def test_using_tables_ids_are_checked_in_the_copy_the_local_engine_reads(session, monkeypatch, ids):
     # Whether a vertex label's USING table holds each id once (then its rows

@@ -11,6 +11,7 @@ after the first.
 
 from __future__ import annotations
 
+import contextlib
 import threading
 import uuid
 from collections import OrderedDict
@@ -178,7 +179,10 @@ class Workspaces:
         dot = last.extra.get("dot")
         # (drawn here when the server has Graphviz: its picture nests the
         # ExecutionGroups as boxes, which the page's own layout cannot)
-        svg = svg_of(dot) if dot and graphviz_available() else None
+        svg = None
+        if dot and graphviz_available():
+            with contextlib.suppress(GeaflowError):  # (Graphviz failed: the page lays it out)
+                svg = svg_of(dot)
         return {"text": last.text or "", "dot": dot, "svg": svg}
 
     def complete(self, name: str, text: str, cursor: int) -> list[dict[str, Any]]:

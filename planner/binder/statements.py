@@ -495,8 +495,9 @@ def _is_count(value: object) -> bool:
 def sampled_graph_query(graph: GraphInfo, sample: int | None) -> str:
     """The query ``SHOW GRAPH`` runs: the graph's vertices in the order of
     their label and id (the first ``sample`` of them), then its edges whose
-    two ends are among them (all its edges without a sample), in the order
-    of their label, source and target."""
+    two ends are among them (without a sample, every edge between two of its
+    vertices: as a MATCH finds them), in the order of their label, source
+    and target."""
     limit = "" if sample is None else f" LIMIT {sample}"
     first = "ORDER BY label(v), id(v)" + limit
     vertices = f"MATCH (v) RETURN v, label(v) AS l, id(v) AS i {first}"

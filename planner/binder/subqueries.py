@@ -11,7 +11,7 @@ from sqlglot import exp
 from geaflow_sql.core import types as T
 from geaflow_sql.core.errors import GeaflowError, UnsupportedError, ValidationError
 from grammar import syntax as s
-from planner.expressions import and_all, cast_to, ref, type_of, typed
+from planner.expressions import and_all, cast_to, paren, ref, type_of, typed
 from planner.logical import (
     AggCall,
     Aggregate,
@@ -153,7 +153,7 @@ class SubqueryHook:
         )
 
     def in_query(self, binder: ExprBinder, e: s.InQuery) -> exp.Expression:
-        operand = binder.bind(e.operand)
+        operand = paren(binder.bind(e.operand))  # (a part of larger expressions below)
         corr = self._correlated(binder, e.query)
         if corr is not None:
             select = corr.select

@@ -229,6 +229,7 @@ def _execute(
     sql: str, tables: list[tuple[Source, Any]], schema: Any, runs: LocalRuns | None
 ) -> Outcome:
     import duckdb
+    import pyarrow as pa
 
     # A cursor of one in-memory database per process: a fresh database costs
     # ~15 ms, a cursor ~1 ms; each cursor sees only the inputs it registers.
@@ -247,9 +248,14 @@ def _execute(
         con.close()
     if cancelled:
         raise CancelledError("the statement was cancelled")
+    if error is None and schema is not None:
+        try:
+            result = typed(result, schema)
+        except pa.ArrowException as err:  # (a value Arrow cannot give the Spark path's type)
+            error = err
     if error is not None:
         return Outcome(None, f"the local engine failed ({type(error).__name__}): Spark runs it")
-    return Outcome(result if schema is None else typed(result, schema), "local")
+    return Outcome(result, "local")
 
 
 MEMORY_LIMIT = "2GB"
