@@ -55,6 +55,11 @@ DEFAULT_SPARK_CONF = {
     # A csv table's rows are checked whole (field count, every value's type),
     # whatever columns a query reads: see runtime/connectors/file.py.
     "spark.sql.csv.parser.columnPruning.enabled": "false",
+    # Spark 4.3 compiles a UNION into its consumer's generated code, and a task
+    # of such a stage can fail to read its plan back ("cannot assign instance
+    # of DefaultSerializationProxy to field UnionExec.children"): met with a
+    # union of two labels' vertices streamed through a cross join.
+    "spark.sql.codegen.wholeStage.union.enabled": "false",
 }
 
 # For a run of many queries over a few rows each (the test suite, the
@@ -85,6 +90,7 @@ _RUNTIME_CONF = (
     "spark.sql.crossJoin.enabled",
     "spark.sql.variable.substitute",
     "spark.sql.csv.parser.columnPruning.enabled",
+    "spark.sql.codegen.wholeStage.union.enabled",
 )
 
 
