@@ -21,6 +21,7 @@ from runtime.algorithms.base import AlgorithmGraph, LazyFrame
 from runtime.env import Env
 from runtime.expressions import cast_as, cast_column, spark_ident, spark_sql
 from runtime.held import hold, rows_of
+from runtime.operators import both_ways
 from runtime.spark_adapter import fits_broadcast
 from runtime.stores.written import written_held, written_since
 
@@ -277,7 +278,6 @@ def _loop(env: Env, node: EdgeMatch, path: Any, edges: Any, names: list[str]) ->
     starts = starts.localCheckpoint(eager=False)
     # A kept run: its edges so far, the vertices between them, and (in the
     # frontier) the vertex it stands at, to add once it moves on.
-    run = ["__redges", "__rverts"] if node.keep_run else []
     no_run = [
         f"CAST(array() AS ARRAY<{etype}>) AS __redges",
         f"CAST(array() AS ARRAY<{vtype}>) AS __rverts",
@@ -343,6 +343,13 @@ def _loop(env: Env, node: EdgeMatch, path: Any, edges: Any, names: list[str]) ->
         )
         if node.min_hops == 0:
             state["needs"] = state["needs"].where("__from <> __at")
+    # Both ends bound: searched from both when that pays (see both_ways).
+    pairs = both_ways.pairs_to_meet(state["needs"]) if "needs" in state else 0
+    if pairs:
+        found = both_ways.search_both_ways(
+            env, node, state["needs"], pairs, edges, body_ids, etype, vtype
+        )
+        return _walks_joined(path, [walk0, found] if node.min_hops == 0 else [found], node, names)
     # An open end the MATCH's WHERE narrows (EdgeMatch.search_ends): the ids
     # of the vertices it may be, and the (start, such vertex) pairs reached.
     # A start that reached all of them walks no further.
@@ -464,7 +471,23 @@ def _loop(env: Env, node: EdgeMatch, path: Any, edges: Any, names: list[str]) ->
 
     if node.max_hops > 0:
         env.iterate(node, step, node.max_hops)
+    return _walks_joined(path, levels, node, names)
+
+
+def _walks_joined(path: Any, levels: list[Any], node: EdgeMatch, names: list[str]) -> Any:
+    """The paths each joined with the walks (of ``levels``) from the vertex
+    they stand at: the path's columns, ``__edge, __at, __hops`` and a kept
+    run's two lists."""
+    from pyspark.sql import functions as F
+
+    run = ["__redges", "__rverts"] if node.keep_run else []
     if not levels:
+        etype = T.spark_sql_type(node.edge_type)
+        vtype = T.spark_sql_type(node.vertex_type)
+        no_run = [
+            f"CAST(array() AS ARRAY<{etype}>) AS __redges",
+            f"CAST(array() AS ARRAY<{vtype}>) AS __rverts",
+        ]
         return path.selectExpr(
             *names,
             f"CAST(NULL AS {etype}) AS __edge",
