@@ -678,7 +678,7 @@ def _nullable_nested(df: Any) -> Any | None:
     from pyspark.sql import functions as F
 
     fields = df.schema.fields
-    loose = [_loosened(f.dataType) for f in fields]
+    loose = [loosened(f.dataType) for f in fields]
     if all(a == f.dataType for a, f in zip(loose, fields, strict=True)):
         return None
     names = [f"_c{i}" for i in range(len(fields))]
@@ -686,17 +686,18 @@ def _nullable_nested(df: Any) -> Any | None:
     return df.toDF(*names).select(*cast).toDF(*[f.name for f in fields])
 
 
-def _loosened(dtype: Any) -> Any:
+def loosened(dtype: Any) -> Any:
+    """The Spark type ``dtype`` with every field, element and value inside it nullable."""
     from pyspark.sql.types import ArrayType, MapType, StructField, StructType
 
     if isinstance(dtype, StructType):
         return StructType(
-            [StructField(f.name, _loosened(f.dataType), True, f.metadata) for f in dtype.fields]
+            [StructField(f.name, loosened(f.dataType), True, f.metadata) for f in dtype.fields]
         )
     if isinstance(dtype, ArrayType):
-        return ArrayType(_loosened(dtype.elementType), True)
+        return ArrayType(loosened(dtype.elementType), True)
     if isinstance(dtype, MapType):
-        return MapType(_loosened(dtype.keyType), _loosened(dtype.valueType), True)
+        return MapType(loosened(dtype.keyType), loosened(dtype.valueType), True)
     return dtype
 
 

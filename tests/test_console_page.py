@@ -310,11 +310,12 @@ def test_a_graph_in_the_catalog_is_drawn_whole_past_the_first_page(page):
     from selenium.webdriver.common.by import By
 
     n = 150
+    # (a name the button must back-quote)
     script = (
-        "CREATE GRAPH chain (Vertex dot (id bigint ID), "
+        "CREATE GRAPH `the chain` (Vertex dot (id bigint ID), "
         "Edge next (s bigint SOURCE ID, t bigint DESTINATION ID)) WITH (storeType='memory');\n"
-        f"INSERT INTO chain.dot VALUES {', '.join(f'({i})' for i in range(n))};\n"
-        f"INSERT INTO chain.next VALUES {', '.join(f'({i}, {i + 1})' for i in range(n - 1))}"
+        f"INSERT INTO `the chain`.dot VALUES {', '.join(f'({i})' for i in range(n))};\n"
+        f"INSERT INTO `the chain`.next VALUES {', '.join(f'({i}, {i + 1})' for i in range(n - 1))}"
     )
     editor = page.find_element(By.ID, "source")
     page.execute_script("arguments[0].value = arguments[1]", editor, script)
@@ -323,7 +324,7 @@ def test_a_graph_in_the_catalog_is_drawn_whole_past_the_first_page(page):
 
     def draw_button():
         for button in page.find_elements(By.CSS_SELECTOR, "#catalog button.draw"):
-            if button.find_element(By.XPATH, "..").text.startswith("chain"):
+            if button.find_element(By.XPATH, "..").text.startswith("the chain"):
                 return button
         return None
 

@@ -70,3 +70,63 @@ def test_an_init_script_that_fails_opens_no_workspace(spark, tmp_path):
     assert len(made) == 2
     assert spaces.progress("a")["running"] is False
     assert spaces.cancel("a") is False
+
+
+def held_sessions(spark, tmp_path, gate: threading.Event, made: list[Session]):
+    """A new_session that makes each Session once ``gate`` is open."""
+
+    def new_session() -> Session:
+        assert gate.wait(60)
+        made.append(Session(spark=spark, base_dir=str(tmp_path)))
+        return made[-1]
+
+    return new_session
+
+
+def in_threads(call, n: int) -> tuple[list[threading.Thread], list[object]]:
+    """``n`` threads calling ``call``; what each returned or raised."""
+    out: list[object] = []
+
+    def one() -> None:
+        try:
+            out.append(call())
+        except Exception as err:  # (the answer under test)
+            out.append(err)
+
+    threads = [threading.Thread(target=one) for _ in range(n)]
+    for t in threads:
+        t.start()
+    return threads, out
+
+
+def test_a_failing_init_is_told_to_the_requests_waiting_for_it_and_run_once(spark, tmp_path):
+    gate, made = threading.Event(), []
+    spaces = Workspaces(
+        held_sessions(spark, tmp_path, gate, made), ("SELECT * FROM nowhere", "init.gql")
+    )
+    threads, out = in_threads(lambda: spaces.workspace("a"), 3)
+    time.sleep(0.5)
+    gate.set()
+    for t in threads:
+        t.join(60)
+    assert len(out) == 3 and all(isinstance(e, GeaflowError) for e in out), out
+    assert all("nowhere" in str(e) for e in out)
+    assert len(made) == 1  # the init script ran once for the three requests
+
+
+def test_closing_while_a_workspace_opens_keeps_none(spark, tmp_path):
+    from geaflow_sql.console.workspaces import ConsoleError
+
+    gate, made = threading.Event(), []
+    spaces = Workspaces(held_sessions(spark, tmp_path, gate, made), (INIT, "init.gql"))
+    threads, out = in_threads(lambda: spaces.workspace("a"), 2)
+    time.sleep(0.5)
+    spaces.close()
+    gate.set()
+    for t in threads:
+        t.join(60)
+    assert [getattr(e, "status", e) for e in out] == [503, 503]
+    assert len(made) == 1 and made[0]._closed  # opened, then closed, not kept
+    with pytest.raises(ConsoleError) as refused:
+        spaces.workspace("b")
+    assert refused.value.status == 503

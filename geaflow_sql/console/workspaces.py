@@ -46,6 +46,16 @@ class Workspace:
     lock: threading.Lock = field(default_factory=threading.Lock)
 
 
+@dataclass
+class _Opening:
+    """A workspace being opened: ``done`` once its init script has run (or
+    failed with ``error``); ``session`` the Session it runs in, to cancel."""
+
+    done: threading.Event = field(default_factory=threading.Event)
+    session: Session | None = None
+    error: BaseException | None = None
+
+
 @dataclass(frozen=True)
 class KeptResult:
     columns: list[str]
@@ -78,58 +88,88 @@ class Workspaces:
         self._spaces: dict[str, Workspace] = {}
         # Workspaces being opened (their init script running), by name: a
         # request for one waits for it; requests for others do not.
-        self._opening: dict[str, threading.Event] = {}
+        self._opening: dict[str, _Opening] = {}
+        self._closed = False
         self._results: OrderedDict[str, KeptResult] = OrderedDict()
 
     # ------------------------------------------------------------ workspaces
     def workspace(self, name: str) -> Workspace:
-        """Workspace ``name``, opened (its init script run) if it is new."""
-        while True:
+        """Workspace ``name``, opened (its init script run) if it is new.  A
+        request for one another request is opening waits for it and answers
+        as it does (the workspace, or the error its init script failed with)."""
+        with self._lock:
+            if self._closed:
+                raise ConsoleError(503, {"error": "the console is stopping"})
+            found = self._spaces.get(name)
+            if found is not None:
+                return found
+            opening = self._opening.get(name)
+            mine = opening is None
+            if opening is None:
+                if len(self._spaces) + len(self._opening) >= self.max_workspaces:
+                    raise ConsoleError(
+                        429, {"error": f"at most {self.max_workspaces} workspaces are open"}
+                    )
+                opening = self._opening[name] = _Opening()
+                session, self._first = self._first, None
+        if not mine:
+            opening.done.wait()
+            if opening.error is not None:
+                raise opening.error
             with self._lock:
                 found = self._spaces.get(name)
-                if found is not None:
-                    return found
-                opening = self._opening.get(name)
-                if opening is None:
-                    if len(self._spaces) + len(self._opening) >= self.max_workspaces:
-                        raise ConsoleError(
-                            429, {"error": f"at most {self.max_workspaces} workspaces are open"}
-                        )
-                    opening = self._opening[name] = threading.Event()
-                    session, self._first = self._first, None
-                    break
-            # (another request opens it: once it is done, look again; if its
-            # init failed, this request tries and answers the error too)
-            opening.wait()
+            if found is None:  # (the console closed meanwhile)
+                raise ConsoleError(503, {"error": "the console is stopping"})
+            return found
+        space = None
         try:
-            return self._open(name, session)
+            space = self._open(opening, session)
+        except BaseException as err:
+            opening.error = err
+            raise
         finally:
             with self._lock:
+                # (one step: the name never counts twice, nor is left out)
                 del self._opening[name]
-            opening.set()
+                closed = self._closed
+                if space is not None and not closed:
+                    self._spaces[name] = space
+            if space is not None and closed:
+                space.session.close()
+                opening.error = ConsoleError(503, {"error": "the console is stopping"})
+            opening.done.set()
+        if opening.error is not None:
+            raise opening.error
+        return space
 
-    def _open(self, name: str, session: Session | None) -> Workspace:
+    def _open(self, opening: _Opening, session: Session | None) -> Workspace:
         """A new workspace's Session, its init script run (outside the lock:
         other workspaces go on meanwhile)."""
         if session is None:
             session = self._new_session()
+        opening.session = session
         if self._init is not None:
             text, source = self._init
             try:
-                session.execute(text, source)
+                with session.cancellable():
+                    session.execute(text, source)
             except BaseException:
                 session.close()
                 raise
-        space = Workspace(session)
-        with self._lock:
-            self._spaces[name] = space
-        return space
+        return Workspace(session)
 
     def close(self) -> None:
+        """Close every workspace; one still opening is closed once its init
+        script is done (cancelled now)."""
         with self._lock:
-            for space in self._spaces.values():
-                space.session.close()
+            self._closed = True
+            spaces = list(self._spaces.values())
             self._spaces.clear()
+            opening = [o.session for o in self._opening.values() if o.session is not None]
+        for session in opening:
+            session.cancel()
+        for space in spaces:
+            space.session.close()
 
     # ------------------------------------------------------------ statements
     def run(self, name: str, text: str, page_size: int) -> dict[str, Any]:
@@ -202,10 +242,14 @@ class Workspaces:
         return {"running": True, "done": done, "total": total}
 
     def cancel(self, name: str) -> bool:
-        """Cancel the Spark jobs of the statement workspace ``name`` runs now:
-        False when it runs none."""
+        """Cancel the Spark jobs of the statement workspace ``name`` runs now,
+        or of its init script while it opens: False when it runs none."""
         with self._lock:
             space = self._spaces.get(name)
+            opening = self._opening.get(name)
+        if space is None and opening is not None and opening.session is not None:
+            opening.session.cancel()
+            return True
         if space is None or not space.lock.locked():
             return False
         space.session.cancel()

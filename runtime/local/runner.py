@@ -24,6 +24,7 @@ from runtime.connectors.scan_cache import SCANS
 from runtime.env import Env
 from runtime.jobs import LocalRuns
 from runtime.scheduler import ExecutionCycle, RoundOutcome
+from runtime.spark_adapter import loosened
 from runtime.stores.arrow_parts import label_rows
 from runtime.stores.memory import MemoryStore
 from runtime.stores.persistent import PersistentStore
@@ -279,22 +280,14 @@ def database() -> Any:
 
 
 def typed(table: Any, schema: Any) -> Any:
-    """The rows with the names and Arrow types the Spark path gives them."""
+    """The rows with the names and Arrow types the Spark path gives them,
+    nested fields nullable: a NULL vertex's properties are NULL, though its
+    label is never NULL in a found one (``spark_adapter.to_arrow`` fetches
+    the Spark path's rows so too)."""
     import pyarrow as pa
     from pyspark.sql.pandas.types import to_arrow_type
 
     arrays = []
     for column, f in zip(table.columns, schema, strict=True):
-        arrays.append(column.cast(_nullable(to_arrow_type(T.to_spark_type(f.type)))))
+        arrays.append(column.cast(to_arrow_type(loosened(T.to_spark_type(f.type)))))
     return pa.Table.from_arrays(arrays, names=[f.name for f in schema])
-
-
-def _nullable(t: Any) -> Any:
-    """``t`` with the fields of its structs nullable: a NULL vertex's
-    properties are NULL, though its label is never NULL in a found one
-    (``spark_adapter.to_arrow`` fetches the Spark path's rows so too)."""
-    import pyarrow as pa
-
-    if pa.types.is_struct(t):
-        return pa.struct([pa.field(f.name, _nullable(f.type)) for f in t])
-    return t

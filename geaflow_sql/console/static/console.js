@@ -46,6 +46,11 @@ const colours = $("colours");
 let highlightTimer = null;
 let errorSpan = null; // [start, end] of the text an error points at
 
+// A name as the DSL reads it whatever it holds: back-quoted, a back-quote doubled.
+function quoted(name) {
+  return "`" + name.replace(/`/g, "``") + "`";
+}
+
 function escapeHtml(text) {
   return text.replace(/[&<>]/g, (c) => ({ "&": "&amp;", "<": "&lt;", ">": "&gt;" })[c]);
 }
@@ -230,26 +235,27 @@ async function runText(text, offset) {
   remember(text);
   showError(null);
   busy(true);
-  const { status, json } = await api("/api/statements", {
-    statement: text,
-    session: workspace,
-    page_size: PAGE,
-  });
-  if (status !== 200) {
+  let answer, all;
+  try {
+    answer = await api("/api/statements", { statement: text, session: workspace, page_size: PAGE });
+    if (answer.status === 200 && answer.json.columns) all = await drawnRows(answer.json);
+  } catch (e) {
+    answer = { status: 0, json: { error: `no answer from the server (${e.message})` } };
+  } finally {
     busy(false);
+  }
+  const { status, json } = answer;
+  if (status !== 200) {
     say(`failed after ${seconds()} s`);
     showError(json, text, offset);
     return;
   }
   if (json.columns) {
-    const all = await drawnRows(json);
-    busy(false);
     say(`${json.total}${json.truncated ? "+" : ""} rows in ${seconds()} s`);
     showRows(json);
     const drawn = drawGraph(all) || paintValues(all);
     choose(drawn ? "graph" : "table");
   } else {
-    busy(false);
     say(`${json.message} (${seconds()} s)`);
     $("text").textContent = json.text || json.message;
     choose("text");
@@ -258,10 +264,11 @@ async function runText(text, offset) {
   loadCatalog();
 }
 
-// The rows the graph view draws: the first page and, when there are more,
-// the rest of the kept rows up to DRAWN.
+// The rows the graph view draws: the first page and, when there are more
+// and the first page has something to draw, the rest of the kept rows up to
+// DRAWN.
 async function drawnRows(page) {
-  if (page.total <= page.rows.length) return page;
+  if (page.total <= page.rows.length || !drawable(page)) return page;
   const { status, json } = await api(`/api/results/${page.result}?offset=0&limit=${DRAWN}`);
   return status === 200 ? json : page;
 }
@@ -274,12 +281,20 @@ $("cancel").addEventListener("click", async () => {
 $("explain").addEventListener("click", async () => {
   const text = statement();
   if (!text.trim()) return;
+  const offset = source.selectionEnd > source.selectionStart ? source.selectionStart : 0;
   showError(null);
   busy(true);
-  const { status, json } = await api("/api/explain", { statement: text, session: workspace });
-  busy(false);
+  let answer;
+  try {
+    answer = await api("/api/explain", { statement: text, session: workspace });
+  } catch (e) {
+    answer = { status: 0, json: { error: `no answer from the server (${e.message})` } };
+  } finally {
+    busy(false);
+  }
+  const { status, json } = answer;
   if (status !== 200) {
-    showError(json, text, 0);
+    showError(json, text, offset);
     return;
   }
   say(`explained in ${seconds()} s`);
@@ -440,6 +455,17 @@ function elements(value, nodes, edges) {
   }
 }
 
+// Whether the graph view has a use for a result's rows: vertices, edges or
+// paths to draw, or values keyed by the nodes drawn (see paintValues).
+function drawable(page) {
+  const nodes = new Map();
+  const edges = new Map();
+  page.rows.forEach((row) => elements(row, nodes, edges));
+  if (nodes.size || edges.size) return true;
+  if (!network || page.columns.length < 2) return false;
+  return page.rows.some((r) => network.body.data.nodes.get(String(r[0])) !== null);
+}
+
 function drawGraph(page) {
   const nodes = new Map();
   const edges = new Map();
@@ -567,7 +593,7 @@ async function loadCatalog() {
     draw.title = `draw ${SAMPLE} of its vertices and the edges among them`;
     draw.addEventListener("click", (event) => {
       event.preventDefault(); // (not the details' toggle)
-      runText(`SHOW GRAPH ${g.name} SAMPLE ${SAMPLE}`, null);
+      runText(`SHOW GRAPH ${quoted(g.name)} SAMPLE ${SAMPLE}`, null);
     });
     d.querySelector("summary").appendChild(draw);
     for (const v of g.vertices) {
