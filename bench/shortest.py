@@ -12,7 +12,8 @@ Parquet).  The query binds both ends, then searches::
           p = ANY SHORTEST (a)-[e:knows]->{1,}(b)
     RETURN a.id, b.id, length(p)
 
-with ``--pairs`` starts and as many ends.  The one-sided search is the
+with ``--pairs`` starts and as many ends; ``--search all`` asks for
+``ALL SHORTEST`` and each walk's vertices too (``nodes(p)``).  The one-sided search is the
 same operator with the choice of both ends turned off (in this process
 only).  Every side must give the same rows; timings are printed, never
 asserted.
@@ -31,14 +32,18 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 
-def query(persons: int, pairs: int) -> str:
+def query(persons: int, pairs: int, search: str) -> str:
     step = max(1, persons // (2 * pairs + 1))
     starts = [i * step for i in range(pairs)]
     ends = [persons - 1 - i * step for i in range(pairs)]
     return (
         f"MATCH (a:person WHERE a.id IN ({', '.join(map(str, starts))})), "
         f"(b:person WHERE b.id IN ({', '.join(map(str, ends))})), "
-        "p = ANY SHORTEST (a)-[e:knows]->{1,}(b) RETURN a.id, b.id, length(p)"
+        + (
+            "p = ANY SHORTEST (a)-[e:knows]->{1,}(b) RETURN a.id, b.id, length(p)"
+            if search == "any"
+            else "p = ALL SHORTEST (a)-[e:knows]->{1,}(b) RETURN a.id, b.id, length(p), nodes(p)"
+        )
     )
 
 
@@ -50,6 +55,7 @@ def main() -> int:
     ap.add_argument("--edges", type=int, default=1_000_000)
     ap.add_argument("--pairs", type=int, default=1)
     ap.add_argument("--runs", type=int, default=2)
+    ap.add_argument("--search", choices=["any", "all"], default="any")
     ap.add_argument("--dir", default=os.path.join("/tmp", "geaflow-sql-bench", "match"))
     ap.add_argument("--master", default="local[*]")
     args = ap.parse_args()
@@ -61,7 +67,7 @@ def main() -> int:
 
     spark = create_session(args.master)
     session = session_for(spark, folder)
-    text = query(args.persons, args.pairs)
+    text = query(args.persons, args.pairs, args.search)
     print(f"graph: {args.persons:,} persons, {args.edges:,} edges; {text}")
     choose = both_ways.pairs_to_meet
 
@@ -69,7 +75,8 @@ def main() -> int:
         session.execute(f"SET geaflow.dsl.query.engine = {engine}")
         both_ways.pairs_to_meet = choose if meet else (lambda needs: 0)
         try:
-            return Counter(session.sql(text).collect())
+            rows = session.sql(text).collect()
+            return Counter(tuple(repr(v) if isinstance(v, list) else v for v in r) for r in rows)
         finally:
             both_ways.pairs_to_meet = choose
 
@@ -88,7 +95,8 @@ def main() -> int:
     if len({frozenset(a.items()) for a in answers.values()}) != 1:
         print(f"RESULTS DIFFER: {answers}", file=sys.stderr)
         return 1
-    print(f"  rows: {sorted(next(iter(answers.values())))[:5]} ...")
+    answer = next(iter(answers.values()))
+    print(f"  rows: {sum(answer.values())}, lengths {sorted({r[2] for r in answer})[:5]}")
     for side, t in times.items():
         print(f"  {side:<23}: best {min(t):7.2f} s   runs {' '.join(f'{x:.2f}' for x in t)}")
     return 0

@@ -15,6 +15,8 @@ import time
 
 import pytest
 
+from geaflow_sql.core.catalog import DEFAULT_INSTANCE
+
 from .console_server import Server
 
 GRAPH = """
@@ -194,12 +196,19 @@ def test_the_catalog_and_explain_of_a_workspace(server):
     assert out["views"] == [{"name": "adults", "columns": ["name"]}]
     (graph,) = out["graphs"]
     assert (graph["name"], graph["store"], out["current_graph"]) == ("g", "memory", "g")
+    assert graph["parts"] == ["g"]
     assert [(v["label"], v["id"]) for v in graph["vertices"]] == [("person", "id")]
     assert [f["name"] for f in graph["vertices"][0]["fields"]] == ["id", "name", "age"]
     assert [(e["label"], e["source"], e["destination"]) for e in graph["edges"]] == [
         ("knows", "src", "dst")
     ]
     assert "page_rank" in out["algorithms"] and "concat" in out["builtin_functions"]
+    # From another instance the graph is named with its own: each part to quote.
+    assert server.run(GRAPH + "USE INSTANCE elsewhere", session="cat-inst")[0] == 200
+    (graph,) = server.call("/api/catalog?session=cat-inst")[1]["graphs"]
+    assert (graph["name"], graph["parts"]) == (f"{DEFAULT_INSTANCE}.g", [DEFAULT_INSTANCE, "g"])
+    status, drawn = server.run(f"SHOW GRAPH `{DEFAULT_INSTANCE}`.`g` SAMPLE 5", session="cat-inst")
+    assert status == 200 and drawn["columns"] == ["vertex", "edge"], drawn
     # Another workspace has none of it.
     other = server.call("/api/catalog?session=cat-other")[1]
     assert (other["tables"], other["graphs"]) == ([], [])

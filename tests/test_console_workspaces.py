@@ -4,7 +4,8 @@ A new workspace's Session is made and its init script run outside the
 server's lock: while one tab's workspace opens, the others answer; a
 second request for the one opening waits for it (one Session made, not
 two); an init script that fails leaves no workspace behind and is told
-to every request for it.
+to every request for it (run once for the requests waiting together);
+closing the console while one opens keeps none.
 """
 
 from __future__ import annotations
@@ -15,8 +16,7 @@ import time
 import pytest
 
 from geaflow_sql import Session
-from geaflow_sql.console.workspaces import Workspaces
-from geaflow_sql.core.errors import GeaflowError
+from geaflow_sql.console.workspaces import ConsoleError, Workspaces
 
 INIT = "CREATE TABLE people (id bigint, name varchar) WITH (type='file', geaflow.dsl.file.path='p.txt')"
 
@@ -65,8 +65,12 @@ def test_an_init_script_that_fails_opens_no_workspace(spark, tmp_path):
 
     spaces = Workspaces(new_session, ("SELECT * FROM nowhere", "init.gql"))
     for _ in range(2):  # told again to the next request, not a half-open workspace
-        with pytest.raises(GeaflowError, match="nowhere"):
+        with pytest.raises(ConsoleError) as refused:
             spaces.workspace("a")
+        body = refused.value.body
+        assert refused.value.status == 500 and (body["line"], body["column"]) == (1, 15)
+        assert body["error"].startswith("the workspace's init script failed: ")
+        assert "nowhere" in body["error"]
     assert len(made) == 2
     assert spaces.progress("a")["running"] is False
     assert spaces.cancel("a") is False
@@ -109,14 +113,13 @@ def test_a_failing_init_is_told_to_the_requests_waiting_for_it_and_run_once(spar
     gate.set()
     for t in threads:
         t.join(60)
-    assert len(out) == 3 and all(isinstance(e, GeaflowError) for e in out), out
-    assert all("nowhere" in str(e) for e in out)
+    assert len(out) == 3 and all(isinstance(e, ConsoleError) for e in out), out
+    assert all("nowhere" in e.body["error"] for e in out)  # type: ignore[attr-defined]
+    assert len({id(e) for e in out}) == 3  # (each request its own error to raise)
     assert len(made) == 1  # the init script ran once for the three requests
 
 
 def test_closing_while_a_workspace_opens_keeps_none(spark, tmp_path):
-    from geaflow_sql.console.workspaces import ConsoleError
-
     gate, made = threading.Event(), []
     spaces = Workspaces(held_sessions(spark, tmp_path, gate, made), (INIT, "init.gql"))
     threads, out = in_threads(lambda: spaces.workspace("a"), 2)

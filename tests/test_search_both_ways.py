@@ -141,13 +141,14 @@ def test_a_loop_body_holds_between_the_ends_and_at_the_end(grid, searched):
     assert len(walks) == lattice_walks(BLOCKED) > 0
     blocked_ids = {cell(i, j) for i, j in BLOCKED}
     assert all(walk_ok(w, (1, 10)) and not blocked_ids & set(w) for w in walks)
-    # (an end failing the body has no walk: 11 is blocked)
-    none = searched(
+    # (an end failing the body has no walk: 11 is blocked; 55 is reached)
+    some = searched(
         grid,
-        "MATCH (a WHERE a.id = 0), (b WHERE b.id = 11), "
-        "p = ANY SHORTEST (a)-[e]->{1,}(b WHERE b.p = 0) RETURN length(p)",
+        "MATCH (a WHERE a.id IN (0, 1)), (b WHERE b.id IN (55, 11)), "
+        "p = ANY SHORTEST (a)-[e]->{1,}(b WHERE b.p = 0) RETURN a.id, b.id, length(p)",
     )
-    assert none == Counter()
+    assert searched.runs == 2
+    assert some == Counter({(0, 55, 10): 1, (1, 55, 9): 1})
 
 
 def test_any_shortest_and_a_walk_of_no_edges(grid, searched):
@@ -174,3 +175,31 @@ def test_one_start_and_many_ends_search_from_the_start(grid, searched):
     )
     assert searched.runs == 0
     assert found == Counter({(5, 5): 1, (50, 5): 1, (55, 10): 1, (33, 6): 1})
+
+
+def test_a_walk_back_to_its_start(searched, spark, tmp_path):
+    """A pair of one vertex and a run of at least one edge: the shortest
+    cycles through it (1 -> 2 -> 5 -> 1 on a ring with a chord)."""
+    from geaflow_sql import Session
+
+    ring = Session(spark=spark, base_dir=str(tmp_path))
+    ring.execute(
+        "CREATE GRAPH ring (Vertex A (id bigint ID), "
+        "Edge R (src bigint SOURCE ID, dst bigint DESTINATION ID)) WITH (storeType='memory');"
+        "USE GRAPH ring; INSERT INTO ring.A VALUES (1), (2), (3), (4), (5);"
+        "INSERT INTO ring.R VALUES (1, 2), (2, 3), (3, 4), (4, 5), (5, 1), (2, 5)"
+    )
+    found = searched(
+        ring,
+        "MATCH (a WHERE a.id IN (1, 3)), (b WHERE b.id IN (1, 3)), "
+        "p = ALL SHORTEST (a)-[e]->{1,}(b) RETURN a.id, b.id, nodes(p)",
+    )
+    assert searched.runs == 1
+    assert found == Counter(
+        {
+            (1, 1, (1, 2, 5, 1)): 1,
+            (1, 3, (1, 2, 3)): 1,
+            (3, 1, (3, 4, 5, 1)): 1,
+            (3, 3, (3, 4, 5, 1, 2, 3)): 1,
+        }
+    )

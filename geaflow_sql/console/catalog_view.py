@@ -36,6 +36,10 @@ def catalog_json(catalog: Catalog) -> dict[str, Any]:
         "graphs": [
             {
                 "name": _name(g.instance, g.name, catalog),
+                # (the name's parts, for a statement to quote each)
+                "parts": [g.name]
+                if g.instance.lower() == catalog.instance.lower()
+                else [g.instance, g.name],
                 "store": g.store_type,
                 "vertices": [
                     {"label": v.label, "id": v.id_field, "fields": _columns(v.fields)}

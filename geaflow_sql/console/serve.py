@@ -77,13 +77,19 @@ def main(argv: list[str]) -> int:
         token = secrets.token_urlsafe(24)
         print(f"geaflow-sql serve: bound to {args.host}, so every request needs the token {token}")
     find_user_code(args.init)
+    from .workspaces import ConsoleError
+
     try:
         spaces = _workspaces(args, conf, init)
-    except GeaflowError as err:
+    except (GeaflowError, ConsoleError) as failed:
         listening.close()
+        told = failed.cause if isinstance(failed, ConsoleError) else failed
+        if told is None:
+            print(f"geaflow-sql serve: {failed}", file=sys.stderr)
+            return 1
         if init is not None:
-            err.with_context(text=init[0], source=init[1])
-        print(err.format(), file=sys.stderr)
+            told.with_context(text=init[0], source=init[1])
+        print(told.format(), file=sys.stderr)
         return 1
     import uvicorn
 

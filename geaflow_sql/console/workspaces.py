@@ -34,10 +34,14 @@ KEPT_RESULTS = 32
 class ConsoleError(Exception):
     """A request the console refuses: an HTTP status and a JSON body."""
 
-    def __init__(self, status: int, body: dict[str, Any]) -> None:
+    def __init__(
+        self, status: int, body: dict[str, Any], cause: GeaflowError | None = None
+    ) -> None:
         super().__init__(body.get("error", ""))
         self.status = status
         self.body = body
+        # (the user error it answers, when there is one: the CLI prints it whole)
+        self.cause = cause
 
 
 @dataclass
@@ -53,7 +57,7 @@ class _Opening:
 
     done: threading.Event = field(default_factory=threading.Event)
     session: Session | None = None
-    error: BaseException | None = None
+    error: ConsoleError | None = None
 
 
 @dataclass(frozen=True)
@@ -115,7 +119,7 @@ class Workspaces:
         if not mine:
             opening.done.wait()
             if opening.error is not None:
-                raise opening.error
+                raise _again(opening.error)
             with self._lock:
                 found = self._spaces.get(name)
             if found is None:  # (the console closed meanwhile)
@@ -123,44 +127,63 @@ class Workspaces:
             return found
         space = None
         try:
-            space = self._open(opening, session)
-        except BaseException as err:
-            opening.error = err
-            raise
-        finally:
-            with self._lock:
-                # (one step: the name never counts twice, nor is left out)
-                del self._opening[name]
-                closed = self._closed
-                if space is not None and not closed:
-                    self._spaces[name] = space
+            try:
+                space = self._open(opening, session)
+            except Exception as err:
+                opening.error = self._refusal(err)
+                raise opening.error from None
+            finally:
+                with self._lock:
+                    # (one step: the name never counts twice, nor is left out)
+                    del self._opening[name]
+                    closed = self._closed
+                    if space is not None and not closed:
+                        self._spaces[name] = space
             if space is not None and closed:
-                space.session.close()
                 opening.error = ConsoleError(503, {"error": "the console is stopping"})
+                space.session.close()
+                raise _again(opening.error)
+        finally:
             opening.done.set()
-        if opening.error is not None:
-            raise opening.error
         return space
+
+    def _refusal(self, err: Exception) -> ConsoleError:
+        """How a workspace that failed to open is answered, to every request
+        waiting for it: an init script's error with its place in that script."""
+        if isinstance(err, ConsoleError):
+            return err
+        if isinstance(err, GeaflowError) and self._init is not None:
+            body = error_body(err, self._init[0])
+            body["error"] = f"the workspace's init script failed: {body['error']}"
+            return ConsoleError(500, body, err)
+        return ConsoleError(
+            500, {"error": f"the workspace could not open: {type(err).__name__}: {err}"}
+        )
 
     def _open(self, opening: _Opening, session: Session | None) -> Workspace:
         """A new workspace's Session, its init script run (outside the lock:
-        other workspaces go on meanwhile)."""
+        other workspaces go on meanwhile); none once the console closes."""
+        stopping = ConsoleError(503, {"error": "the console is stopping"})
+        if self._closed:
+            raise stopping
         if session is None:
             session = self._new_session()
         opening.session = session
-        if self._init is not None:
-            text, source = self._init
-            try:
+        try:
+            if self._closed:
+                raise stopping
+            if self._init is not None:
+                text, source = self._init
                 with session.cancellable():
                     session.execute(text, source)
-            except BaseException:
-                session.close()
-                raise
+        except BaseException:
+            session.close()
+            raise
         return Workspace(session)
 
     def close(self) -> None:
         """Close every workspace; one still opening is closed once its init
-        script is done (cancelled now)."""
+        script stops (its running Spark jobs are cancelled now)."""
         with self._lock:
             self._closed = True
             spaces = list(self._spaces.values())
@@ -279,6 +302,11 @@ class Workspaces:
             "truncated": kept.truncated,
             "result": result_id,
         }
+
+
+def _again(refusal: ConsoleError) -> ConsoleError:
+    """A refusal told again (to another request: its own exception object)."""
+    return ConsoleError(refusal.status, dict(refusal.body), refusal.cause)
 
 
 @contextmanager

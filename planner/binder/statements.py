@@ -284,6 +284,8 @@ class StatementBinder:
         assert isinstance(query, s.QueryStatement)
         catalog = self.ctx.catalog
         scoped = catalog.scope()
+        # (a graph of another instance is read in its own)
+        scoped.instance = graph.instance
         scoped.current_graph = graph.name
         scoped.graph_versions = dict(catalog.graph_versions)
         self.ctx.catalog = scoped

@@ -33,15 +33,14 @@ from typing import Any
 from planner.graph_nodes import EdgeMatch
 from runtime.env import Env
 
-# Grow from both ends when there are no more distinct ends than starts: the
-# walks from the ends are then no more than those from the starts.  (With
-# one start and many ends, the one-sided search reaches them all at once.)
-
 
 def pairs_to_meet(needs: Any) -> int:
     """The number of (start, end) pairs of ``needs`` (``__from``, ``__at``;
-    distinct) when they are better searched from both ends, 0 when not: when
-    there are no more distinct ends than starts."""
+    distinct) when they are better searched from both ends, 0 when not.
+
+    Both ends when there are no more distinct ends than starts: the walks
+    grown from the ends are then no more than those from the starts.  (With
+    one start and many ends, the one-sided search reaches them all at once.)"""
     from pyspark.sql import functions as F
 
     row = needs.agg(
@@ -58,8 +57,9 @@ def pairs_to_meet(needs: Any) -> int:
 class _Side:
     """One end's search: the key column naming the walk's own end
     (``__from`` or ``__to``), whether it walks edges as they point, its
-    levels' (key, vertex) pairs met so far, its last level and the number of
-    walks in that level that may go on."""
+    levels' (key, vertex) pairs met so far, its last level, that level's
+    number of edges (``depth``) and the number of its walks that may go on
+    for a pair still searched (``frontier``)."""
 
     key: str
     forward: bool
@@ -85,8 +85,8 @@ def search_both_ways(
     keeps its runs, ``__redges, __rverts``: the columns of the one-sided
     search's walks.  ``edges`` are the run's edges (column ``e``, already
     turned to the walk's direction); ``body_ids`` the ids of the vertices
-    passing the body (``__vid``, with their values ``__atv`` when runs are
-    kept, one per id)."""
+    passing the body (``__vid``; with their values ``__atv``, one row per id,
+    when runs are kept)."""
     from pyspark.sql import functions as F
 
     keep = node.keep_run
@@ -109,22 +109,33 @@ def search_both_ways(
             )
         )
 
-    starts = level0("__from", "__from", needs)
-    ends = level0("__to", "__at", needs)
     if node.via_end and node.has_body:
-        # (the end of a run walked as written passes the body, or no walk ends there)
-        ends = ends.join(ids.select("__vid"), F.expr("__at = __vid"), "left_semi")
-    starts, ends = starts.localCheckpoint(eager=True), ends.localCheckpoint(eager=True)
+        # (the end of a run walked as written passes the body, or no walk
+        # ends there: its pairs are not searched)
+        needs = needs.join(ids.select("__vid"), F.expr("__at = __vid"), "left_semi")
+        needs = needs.localCheckpoint(eager=True)
+        pairs = needs.count()
+    starts = level0("__from", "__from", needs).localCheckpoint(eager=True)
+    ends = level0("__to", "__at", needs).localCheckpoint(eager=True)
     # (a run that may have no edges reaches its own start first, at no edges)
     zero = node.min_hops == 0
-    fwd = _Side("__from", True, (starts.select("__from", "__at"),) if zero else (), starts, 0, 0)
-    bwd = _Side("__to", False, (ends.select("__to", "__at"),) if zero else (), ends, 0, 0)
     state: dict[str, Any] = {
-        "fwd": _with_frontier(fwd, starts),
-        "bwd": _with_frontier(bwd, ends),
         "needs": needs.selectExpr("__from", "__at AS __to"),
         "left": pairs,
     }
+
+    def going_on(key: str, forward: bool, met: tuple[Any, ...], level: Any, depth: int) -> _Side:
+        """A side whose last level is ``level``, with the number of its walks
+        that may go on (one of no edges always may; others when their
+        vertex passes the body) for a pair still searched."""
+        alive = state["needs"].select(key).distinct()
+        may = level.where("__hops = 0 OR __ok").join(alive, key, "left_semi")
+        return _Side(key, forward, met, level, depth, may.count())
+
+    state["fwd"] = going_on(
+        "__from", True, (starts.select("__from", "__at"),) if zero else (), starts, 0
+    )
+    state["bwd"] = going_on("__to", False, (ends.select("__to", "__at"),) if zero else (), ends, 0)
     found: list[Any] = []
 
     def grow(side: _Side) -> _Side:
@@ -168,7 +179,7 @@ def search_both_ways(
             .drop("__vid")
             .localCheckpoint(eager=True)
         )
-        grown = _Side(
+        return _Side(
             side.key,
             side.forward,
             (*side.met, level.select(side.key, "__at")),
@@ -176,7 +187,6 @@ def search_both_ways(
             side.depth + 1,
             0,
         )
-        return _with_frontier(grown, level)
 
     def meet(fwd: _Side, bwd: _Side) -> Any:
         """The walks of the pairs still searched that the two last levels
@@ -220,12 +230,8 @@ def search_both_ways(
 
     def step(round_no: int) -> tuple[bool, Any]:
         fwd, bwd = state["fwd"], state["bwd"]
-        if bwd.frontier < fwd.frontier:
-            bwd = state["bwd"] = grow(bwd)
-            grown = bwd
-        else:
-            fwd = state["fwd"] = grow(fwd)
-            grown = fwd
+        grown = grow(bwd if bwd.frontier < fwd.frontier else fwd)
+        fwd, bwd = (fwd, grown) if grown.key == "__to" else (grown, bwd)
         walks = meet(fwd, bwd).localCheckpoint(eager=True)
         found.append(walks)
         met = walks.select("__from", "__at").distinct().count()
@@ -238,12 +244,20 @@ def search_both_ways(
                 .localCheckpoint(eager=True)
             )
             state["left"] -= met
+        # (counted for the pairs still searched)
+        grown = going_on(grown.key, grown.forward, grown.met, grown.last, grown.depth)
+        state["fwd" if grown.forward else "bwd"] = grown
         depth = fwd.depth + bwd.depth
         # (the other side's frontier is not empty, or the search had ended)
         more = depth < node.max_hops and grown.frontier > 0 and state["left"] > 0
         return more, depth
 
-    if node.max_hops > 0 and state["fwd"].frontier > 0 and state["bwd"].frontier > 0:
+    if (
+        node.max_hops > 0
+        and state["left"] > 0
+        and state["fwd"].frontier > 0
+        and state["bwd"].frontier > 0
+    ):
         env.iterate(node, step, node.max_hops)
     if not found:
         return meet(state["fwd"], state["bwd"]).where("false")
@@ -251,10 +265,3 @@ def search_both_ways(
     for more in found[1:]:
         walks = walks.unionByName(more)
     return walks
-
-
-def _with_frontier(side: _Side, level: Any) -> _Side:
-    """``side`` with the number of its last level's walks that may go on (a
-    walk of no edges always may; others when their vertex passes the body)."""
-    count = level.where("__hops = 0 OR __ok").count()
-    return _Side(side.key, side.forward, side.met, side.last, side.depth, count)

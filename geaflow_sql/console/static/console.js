@@ -46,9 +46,10 @@ const colours = $("colours");
 let highlightTimer = null;
 let errorSpan = null; // [start, end] of the text an error points at
 
-// A name as the DSL reads it whatever it holds: back-quoted, a back-quote doubled.
-function quoted(name) {
-  return "`" + name.replace(/`/g, "``") + "`";
+// A name (its parts: [instance, name] or [name]) as the DSL reads it
+// whatever it holds: each part back-quoted, a back-quote doubled.
+function quoted(parts) {
+  return parts.map((p) => "`" + p.replace(/`/g, "``") + "`").join(".");
 }
 
 function escapeHtml(text) {
@@ -593,7 +594,7 @@ async function loadCatalog() {
     draw.title = `draw ${SAMPLE} of its vertices and the edges among them`;
     draw.addEventListener("click", (event) => {
       event.preventDefault(); // (not the details' toggle)
-      runText(`SHOW GRAPH ${quoted(g.name)} SAMPLE ${SAMPLE}`, null);
+      runText(`SHOW GRAPH ${quoted(g.parts)} SAMPLE ${SAMPLE}`, null);
     });
     d.querySelector("summary").appendChild(draw);
     for (const v of g.vertices) {
