@@ -37,9 +37,7 @@ def catalog_json(catalog: Catalog) -> dict[str, Any]:
             {
                 "name": _name(g.instance, g.name, catalog),
                 # (the name's parts, for a statement to quote each)
-                "parts": [g.name]
-                if g.instance.lower() == catalog.instance.lower()
-                else [g.instance, g.name],
+                "parts": _parts(g.instance, g.name, catalog),
                 "store": g.store_type,
                 "vertices": [
                     {"label": v.label, "id": v.id_field, "fields": _columns(v.fields)}
@@ -65,9 +63,13 @@ def catalog_json(catalog: Catalog) -> dict[str, Any]:
     }
 
 
+def _parts(instance: str, name: str, catalog: Catalog) -> list[str]:
+    """A name's parts as the workspace writes it: qualified only outside its instance."""
+    return [name] if instance.lower() == catalog.instance.lower() else [instance, name]
+
+
 def _name(instance: str, name: str, catalog: Catalog) -> str:
-    """A name as the workspace writes it: qualified only outside its instance."""
-    return name if instance.lower() == catalog.instance.lower() else f"{instance}.{name}"
+    return ".".join(_parts(instance, name, catalog))
 
 
 def _columns(columns: tuple[ColumnInfo, ...]) -> list[dict[str, str]]:

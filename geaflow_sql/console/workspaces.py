@@ -103,7 +103,7 @@ class Workspaces:
         as it does (the workspace, or the error its init script failed with)."""
         with self._lock:
             if self._closed:
-                raise ConsoleError(503, {"error": "the console is stopping"})
+                raise _stopping()
             found = self._spaces.get(name)
             if found is not None:
                 return found
@@ -123,7 +123,7 @@ class Workspaces:
             with self._lock:
                 found = self._spaces.get(name)
             if found is None:  # (the console closed meanwhile)
-                raise ConsoleError(503, {"error": "the console is stopping"})
+                raise _stopping()
             return found
         space = None
         try:
@@ -140,7 +140,7 @@ class Workspaces:
                     if space is not None and not closed:
                         self._spaces[name] = space
             if space is not None and closed:
-                opening.error = ConsoleError(503, {"error": "the console is stopping"})
+                opening.error = _stopping()
                 space.session.close()
                 raise _again(opening.error)
         finally:
@@ -163,15 +163,14 @@ class Workspaces:
     def _open(self, opening: _Opening, session: Session | None) -> Workspace:
         """A new workspace's Session, its init script run (outside the lock:
         other workspaces go on meanwhile); none once the console closes."""
-        stopping = ConsoleError(503, {"error": "the console is stopping"})
         if self._closed:
-            raise stopping
+            raise _stopping()
         if session is None:
             session = self._new_session()
         opening.session = session
         try:
             if self._closed:
-                raise stopping
+                raise _stopping()
             if self._init is not None:
                 text, source = self._init
                 with session.cancellable():
@@ -302,6 +301,11 @@ class Workspaces:
             "truncated": kept.truncated,
             "result": result_id,
         }
+
+
+def _stopping() -> ConsoleError:
+    """The refusal of a request that comes while the console closes."""
+    return ConsoleError(503, {"error": "the console is stopping"})
 
 
 def _again(refusal: ConsoleError) -> ConsoleError:

@@ -27,7 +27,7 @@ is neither end), for the end when the pattern is walked as written
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 from planner.graph_nodes import EdgeMatch
@@ -124,26 +124,28 @@ def search_both_ways(
         "left": pairs,
     }
 
-    def going_on(key: str, forward: bool, met: tuple[Any, ...], level: Any, depth: int) -> _Side:
-        """A side whose last level is ``level``, with the number of its walks
-        that may go on (one of no edges always may; others when their
-        vertex passes the body) for a pair still searched."""
+    def may_go_on(key: str, level: Any) -> Any:
+        """The walks of ``level`` that may go on (one of no edges always may;
+        others when their vertex passes the body) for a pair still searched."""
         alive = state["needs"].select(key).distinct()
-        may = level.where("__hops = 0 OR __ok").join(alive, key, "left_semi")
-        return _Side(key, forward, met, level, depth, may.count())
+        return level.where("__hops = 0 OR __ok").join(alive, key, "left_semi")
 
-    state["fwd"] = going_on(
-        "__from", True, (starts.select("__from", "__at"),) if zero else (), starts, 0
+    def counted(side: _Side) -> _Side:
+        return replace(side, frontier=may_go_on(side.key, side.last).count())
+
+    state["fwd"] = counted(
+        _Side("__from", True, (starts.select("__from", "__at"),) if zero else (), starts, 0, 0)
     )
-    state["bwd"] = going_on("__to", False, (ends.select("__to", "__at"),) if zero else (), ends, 0)
+    state["bwd"] = counted(
+        _Side("__to", False, (ends.select("__to", "__at"),) if zero else (), ends, 0, 0)
+    )
     found: list[Any] = []
 
     def grow(side: _Side) -> _Side:
         """The side one level further: its frontier's walks over one more
         edge, those first reaching their vertex, marked whether the vertex
         passes the body (it may go on) and, for kept runs, with its value."""
-        alive = state["needs"].select(side.key).distinct()
-        frontier = side.last.where("__hops = 0 OR __ok").join(alive, side.key, "left_semi")
+        frontier = may_go_on(side.key, side.last)
         if side.forward:
             meets, far = "__at = e.`~src`", "e.`~dst`"
             edge = "e"
@@ -179,14 +181,8 @@ def search_both_ways(
             .drop("__vid")
             .localCheckpoint(eager=True)
         )
-        return _Side(
-            side.key,
-            side.forward,
-            (*side.met, level.select(side.key, "__at")),
-            level,
-            side.depth + 1,
-            0,
-        )
+        met = (*side.met, level.select(side.key, "__at"))
+        return replace(side, met=met, last=level, depth=side.depth + 1, frontier=0)
 
     def meet(fwd: _Side, bwd: _Side) -> Any:
         """The walks of the pairs still searched that the two last levels
@@ -231,7 +227,7 @@ def search_both_ways(
     def step(round_no: int) -> tuple[bool, Any]:
         fwd, bwd = state["fwd"], state["bwd"]
         grown = grow(bwd if bwd.frontier < fwd.frontier else fwd)
-        fwd, bwd = (fwd, grown) if grown.key == "__to" else (grown, bwd)
+        fwd, bwd = (grown, bwd) if grown.forward else (fwd, grown)
         walks = meet(fwd, bwd).localCheckpoint(eager=True)
         found.append(walks)
         met = walks.select("__from", "__at").distinct().count()
@@ -245,8 +241,7 @@ def search_both_ways(
             )
             state["left"] -= met
         # (counted for the pairs still searched)
-        grown = going_on(grown.key, grown.forward, grown.met, grown.last, grown.depth)
-        state["fwd" if grown.forward else "bwd"] = grown
+        state["fwd" if grown.forward else "bwd"] = grown = counted(grown)
         depth = fwd.depth + bwd.depth
         # (the other side's frontier is not empty, or the search had ended)
         more = depth < node.max_hops and grown.frontier > 0 and state["left"] > 0

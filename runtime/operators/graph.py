@@ -278,10 +278,7 @@ def _loop(env: Env, node: EdgeMatch, path: Any, edges: Any, names: list[str]) ->
     starts = starts.localCheckpoint(eager=False)
     # A kept run: its edges so far, the vertices between them, and (in the
     # frontier) the vertex it stands at, to add once it moves on.
-    no_run = [
-        f"CAST(array() AS ARRAY<{etype}>) AS __redges",
-        f"CAST(array() AS ARRAY<{vtype}>) AS __rverts",
-    ]
+    no_run = _no_run(node)
     # A search by cost: each walk's cost so far, each edge's own (an edge of
     # null cost is not taken).
     costs = node.reach_cost is not None
@@ -474,6 +471,16 @@ def _loop(env: Env, node: EdgeMatch, path: Any, edges: Any, names: list[str]) ->
     return _walks_joined(path, levels, node, names)
 
 
+def _no_run(node: EdgeMatch) -> list[str]:
+    """SQL: a kept run of no edges, its two empty lists."""
+    etype = T.spark_sql_type(node.edge_type)
+    vtype = T.spark_sql_type(node.vertex_type)
+    return [
+        f"CAST(array() AS ARRAY<{etype}>) AS __redges",
+        f"CAST(array() AS ARRAY<{vtype}>) AS __rverts",
+    ]
+
+
 def _walks_joined(path: Any, levels: list[Any], node: EdgeMatch, names: list[str]) -> Any:
     """The paths each joined with the walks (of ``levels``) from the vertex
     they stand at: the path's columns, ``__edge, __at, __hops`` and a kept
@@ -483,17 +490,12 @@ def _walks_joined(path: Any, levels: list[Any], node: EdgeMatch, names: list[str
     run = ["__redges", "__rverts"] if node.keep_run else []
     if not levels:
         etype = T.spark_sql_type(node.edge_type)
-        vtype = T.spark_sql_type(node.vertex_type)
-        no_run = [
-            f"CAST(array() AS ARRAY<{etype}>) AS __redges",
-            f"CAST(array() AS ARRAY<{vtype}>) AS __rverts",
-        ]
         return path.selectExpr(
             *names,
             f"CAST(NULL AS {etype}) AS __edge",
             f"c{node.source}.`~id` AS __at",
             "0 AS __hops",
-            *(no_run if node.keep_run else []),
+            *(_no_run(node) if node.keep_run else []),
         ).where("false")
     walks = levels[0]
     for lv in levels[1:]:

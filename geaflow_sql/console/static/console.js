@@ -456,21 +456,30 @@ function elements(value, nodes, edges) {
   }
 }
 
-// Whether the graph view has a use for a result's rows: vertices, edges or
-// paths to draw, or values keyed by the nodes drawn (see paintValues).
-function drawable(page) {
+// A result's vertices and edges (its paths' too), by id.
+function collected(page) {
   const nodes = new Map();
   const edges = new Map();
   page.rows.forEach((row) => elements(row, nodes, edges));
-  if (nodes.size || edges.size) return true;
-  if (!network || page.columns.length < 2) return false;
-  return page.rows.some((r) => network.body.data.nodes.get(String(r[0])) !== null);
+  return { nodes, edges };
+}
+
+// The rows of a result that give a value to a node drawn: an id, then the value.
+function paintable(page) {
+  if (!network || page.columns.length < 2) return [];
+  const drawn = network.body.data.nodes;
+  return page.rows.filter((r) => drawn.get(String(r[0])) !== null);
+}
+
+// Whether the graph view has a use for a result's rows: vertices, edges or
+// paths to draw, or values for the nodes drawn (see paintValues).
+function drawable(page) {
+  const { nodes, edges } = collected(page);
+  return nodes.size > 0 || edges.size > 0 || paintable(page).length > 0;
 }
 
 function drawGraph(page) {
-  const nodes = new Map();
-  const edges = new Map();
-  page.rows.forEach((row) => elements(row, nodes, edges));
+  const { nodes, edges } = collected(page);
   // (rows with none leave the last graph drawn: an algorithm's values may paint it)
   if (!nodes.size && !edges.size) return false;
   for (const e of edges.values()) {
@@ -520,9 +529,7 @@ function drawGraph(page) {
 // vertex id and a value per row): nodes sized by a numeric value, or
 // coloured by a component id, on the graph already drawn.
 function paintValues(page) {
-  if (!network || page.columns.length < 2 || !page.rows.length) return false;
-  const nodes = network.body.data.nodes;
-  const rows = page.rows.filter((r) => nodes.get(String(r[0])) !== null);
+  const rows = paintable(page);
   if (!rows.length) return false;
   const values = rows.map((r) => r[1]);
   const numbers = values.every((v) => typeof v === "number");
@@ -543,7 +550,7 @@ function paintValues(page) {
       update.push({ id: String(id), color: { background: colour, border: colour }, title: `${page.columns[1]} = ${v}` });
     }
   }
-  nodes.update(update);
+  network.body.data.nodes.update(update);
   return true;
 }
 
