@@ -5,7 +5,9 @@ server's lock: while one tab's workspace opens, the others answer; a
 second request for the one opening waits for it (one Session made, not
 two); an init script that fails leaves no workspace behind and is told
 to every request for it (run once for the requests waiting together);
-closing the console while one opens keeps none.
+closing the console while one opens keeps none; a cancel that comes before
+its init script starts a job stops the script; a request waits a bounded
+time for a workspace another opens.
 """
 
 from __future__ import annotations
@@ -133,3 +135,48 @@ def test_closing_while_a_workspace_opens_keeps_none(spark, tmp_path):
     with pytest.raises(ConsoleError) as refused:
         spaces.workspace("b")
     assert refused.value.status == 503
+
+
+WRITES = (
+    "CREATE TABLE marks (n int) WITH (type='file', geaflow.dsl.file.path='marks.txt');\n"
+    "INSERT INTO marks SELECT 1"
+)
+
+
+def test_a_cancel_before_the_init_script_starts_stops_it(spark, tmp_path):
+    """Cancelled while its Session is being made (no Spark job to cancel
+    yet), the init script does not run; the next request opens it anew."""
+    gate, made = threading.Event(), []
+    spaces = Workspaces(held_sessions(spark, tmp_path, gate, made), (WRITES, "init.gql"))
+    threads, out = in_threads(lambda: spaces.workspace("a"), 1)
+    time.sleep(0.5)
+    assert spaces.cancel("a") is True
+    gate.set()
+    threads[0].join(60)
+    assert [getattr(e, "status", e) for e in out] == [500]
+    assert out[0].body["error"] == "the workspace's init script was cancelled"  # type: ignore[attr-defined]
+    assert not (tmp_path / "marks.txt").exists()  # the INSERT never ran
+    assert made[0]._closed
+    spaces.workspace("a")
+    assert (tmp_path / "marks.txt").read_text().split() == ["1"]
+    assert spaces.cancel("a") is False  # (open, and running nothing)
+    spaces.close()
+
+
+def test_a_request_waits_a_bounded_time_for_a_workspace_opening(spark, tmp_path):
+    gate, made = threading.Event(), []
+    spaces = Workspaces(
+        held_sessions(spark, tmp_path, gate, made), (INIT, "init.gql"), open_wait=0.5
+    )
+    threads, out = in_threads(lambda: spaces.workspace("a"), 1)
+    time.sleep(0.2)
+    started = time.monotonic()
+    with pytest.raises(ConsoleError) as refused:
+        spaces.workspace("a")
+    assert 0.4 < time.monotonic() - started < 30
+    assert refused.value.status == 503 and "still opening" in refused.value.body["error"]
+    gate.set()
+    threads[0].join(60)
+    assert out and out[0] is spaces.workspace("a")  # opened once, by the first request
+    assert len(made) == 1
+    spaces.close()

@@ -20,7 +20,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import Any
 
-from ..core.errors import GeaflowError
+from ..core.errors import CancelledError, GeaflowError
 from ..plan_pictures import graphviz_available, svg_of
 from ..session import Session
 from .catalog_view import catalog_json
@@ -53,11 +53,14 @@ class Workspace:
 @dataclass
 class _Opening:
     """A workspace being opened: ``done`` once its init script has run (or
-    failed with ``error``); ``session`` the Session it runs in, to cancel."""
+    failed with ``error``); ``session`` the Session it runs in, to cancel;
+    ``cancelled`` once a cancel came for it (before its init script started
+    a job, the Session has nothing to cancel yet: the script does not start)."""
 
     done: threading.Event = field(default_factory=threading.Event)
     session: Session | None = None
     error: ConsoleError | None = None
+    cancelled: bool = False
 
 
 @dataclass(frozen=True)
@@ -73,7 +76,9 @@ class Workspaces:
     ``new_session()`` makes a workspace's Session; ``init`` (script text and
     its name) runs in each new workspace first.  ``max_rows``: the most rows
     of a query the console fetches; ``max_workspaces``: the most it keeps.
-    ``first``: a Session made already, taken by the first workspace opened."""
+    ``first``: a Session made already, taken by the first workspace opened.
+    ``open_wait``: how many seconds a request for a workspace that another
+    request is opening waits for it before it is refused (503, to ask again)."""
 
     def __init__(
         self,
@@ -82,12 +87,14 @@ class Workspaces:
         max_rows: int = 10_000,
         max_workspaces: int = 64,
         first: Session | None = None,
+        open_wait: float = 120.0,
     ) -> None:
         self._new_session = new_session
         self._init = init
         self.max_rows = max_rows
         self.max_workspaces = max_workspaces
         self._first = first
+        self.open_wait = open_wait
         self._lock = threading.Lock()
         self._spaces: dict[str, Workspace] = {}
         # Workspaces being opened (their init script running), by name: a
@@ -117,7 +124,14 @@ class Workspaces:
                 opening = self._opening[name] = _Opening()
                 session, self._first = self._first, None
         if not mine:
-            opening.done.wait()
+            if not opening.done.wait(self.open_wait):
+                raise ConsoleError(
+                    503,
+                    {
+                        "error": f"workspace {name!r} is still opening (its init script "
+                        f"runs after {self.open_wait:g} s): ask again later"
+                    },
+                )
             if opening.error is not None:
                 raise _again(opening.error)
             with self._lock:
@@ -154,7 +168,10 @@ class Workspaces:
             return err
         if isinstance(err, GeaflowError) and self._init is not None:
             body = error_body(err, self._init[0])
-            body["error"] = f"the workspace's init script failed: {body['error']}"
+            if isinstance(err, CancelledError):
+                body["error"] = "the workspace's init script was cancelled"
+            else:
+                body["error"] = f"the workspace's init script failed: {body['error']}"
             return ConsoleError(500, body, err)
         return ConsoleError(
             500, {"error": f"the workspace could not open: {type(err).__name__}: {err}"}
@@ -174,6 +191,9 @@ class Workspaces:
             if self._init is not None:
                 text, source = self._init
                 with session.cancellable():
+                    # (a cancel from here on finds this block's tag)
+                    if opening.cancelled:
+                        raise CancelledError("cancelled before it started")
                     session.execute(text, source)
         except BaseException:
             session.close()
@@ -268,9 +288,12 @@ class Workspaces:
         or of its init script while it opens: False when it runs none."""
         with self._lock:
             space = self._spaces.get(name)
-            opening = self._opening.get(name)
-        if space is None and opening is not None and opening.session is not None:
-            opening.session.cancel()
+            opening = self._opening.get(name) if space is None else None
+            if opening is not None:
+                opening.cancelled = True  # (its init script may not have started)
+        if opening is not None:
+            if opening.session is not None:
+                opening.session.cancel()
             return True
         if space is None or not space.lock.locked():
             return False
