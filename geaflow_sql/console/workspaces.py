@@ -128,8 +128,8 @@ class Workspaces:
                 raise ConsoleError(
                     503,
                     {
-                        "error": f"workspace {name!r} is still opening (its init script "
-                        f"runs after {self.open_wait:g} s): ask again later"
+                        "error": f"workspace {name!r} is still opening after "
+                        f"{self.open_wait:g} s (its init script runs): ask again later"
                     },
                 )
             if opening.error is not None:
