@@ -124,9 +124,17 @@ def page(tmp_path_factory):
 
 
 def wait_for(check, seconds: float = 90, what: str = ""):
+    """``check()``'s first true answer; an element the page replaced while
+    ``check`` looked at it (the catalog is redrawn after each run) counts as
+    not yet."""
+    from selenium.common.exceptions import StaleElementReferenceException
+
     deadline = time.monotonic() + seconds
     while True:
-        got = check()
+        try:
+            got = check()
+        except StaleElementReferenceException:
+            got = None
         if got:
             return got
         assert time.monotonic() < deadline, f"waited {seconds} s for {what}"
@@ -322,13 +330,15 @@ def test_a_graph_in_the_catalog_is_drawn_whole_past_the_first_page(page):
     page.find_element(By.ID, "run").click()
     wait_for(lambda: page.find_element(By.ID, "cancel").get_attribute("disabled"), what="run")
 
-    def draw_button():
+    def click_draw():
+        # (found and clicked in one check: the catalog may be redrawn between)
         for button in page.find_elements(By.CSS_SELECTOR, "#catalog button.draw"):
             if button.find_element(By.XPATH, "..").text.startswith("the chain"):
-                return button
-        return None
+                button.click()
+                return True
+        return False
 
-    wait_for(draw_button, what="the graph in the catalog").click()
+    wait_for(click_draw, what="the graph in the catalog")
     status = wait_for(
         lambda: (
             (text := page.find_element(By.ID, "status").text).startswith(("2", "failed")) and text
