@@ -7,12 +7,9 @@ import subprocess
 import sys
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parent.parent
+from .jvm_env import quick_jit
 
-# These processes live seconds (the tests kill them): their JVM compiles with
-# the quick JIT tier only, which costs less than it saves at that length
-# (the failover test's job: ~20% less wall time).  Answers do not depend on it.
-SHORT_LIVED_JVM = {"spark.driver.extraJavaOptions": "-XX:TieredStopAtLevel=1"}
+ROOT = Path(__file__).resolve().parent.parent
 
 
 def start_cli(
@@ -22,13 +19,14 @@ def start_cli(
     quiet: bool = True,
 ) -> subprocess.Popen[str]:
     """``geaflow-sql -f job.gql -q`` in ``folder`` on one local core, with
-    ``--conf`` for each of ``conf`` (and one shuffle partition, and
-    ``SHORT_LIVED_JVM``), this checkout first on the Python path (without
-    ``-q`` unless ``quiet``)."""
-    env = dict(os.environ)
+    ``--conf`` for each of ``conf`` (and one shuffle partition), this checkout
+    first on the Python path, the quick JIT tier for its JVM (``jvm_env``: these
+    processes live seconds; the tests kill them), without ``-q`` unless
+    ``quiet``."""
+    env = quick_jit(dict(os.environ))
     env["PYTHONPATH"] = str(ROOT) + os.pathsep + env.get("PYTHONPATH", "")
     env.update(env_extra or {})
-    settings = {**conf, "spark.sql.shuffle.partitions": "1", **SHORT_LIVED_JVM}
+    settings = {**conf, "spark.sql.shuffle.partitions": "1"}
     args = [a for key, value in settings.items() for a in ("--conf", f"{key}={value}")]
     return subprocess.Popen(
         [

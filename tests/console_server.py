@@ -12,16 +12,18 @@ import urllib.error
 import urllib.request
 from pathlib import Path
 
+from .jvm_env import quick_jit
 from .spark_servers import free_port
 
 ROOT = Path(__file__).resolve().parent.parent
 
 
 def environment() -> dict[str, str]:
-    """The environment of a server process: this checkout first on the Python path."""
+    """The environment of a server process: this checkout first on the Python
+    path, the quick JIT tier for its JVM (``jvm_env``)."""
     env = dict(os.environ)
     env["PYTHONPATH"] = str(ROOT) + os.pathsep + env.get("PYTHONPATH", "")
-    return env
+    return quick_jit(env)
 
 
 class Server:

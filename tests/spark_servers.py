@@ -21,6 +21,8 @@ from typing import Any
 
 import pyspark
 
+from .jvm_env import quick_jit
+
 SPARK_HOME = Path(pyspark.__file__).resolve().parent
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -33,13 +35,14 @@ def free_port() -> int:
 
 def server_env() -> dict[str, str]:
     """The environment every server (and the Python workers it starts) runs in:
-    this checkout importable, this Python for the workers, loopback only."""
+    this checkout importable, this Python for the workers, loopback only, the
+    quick JIT tier for the JVMs (``jvm_env``)."""
     env = dict(os.environ)
     env["SPARK_HOME"] = str(SPARK_HOME)
     env["SPARK_LOCAL_IP"] = "127.0.0.1"
     env["PYSPARK_PYTHON"] = sys.executable
     env["PYTHONPATH"] = str(ROOT) + os.pathsep + env.get("PYTHONPATH", "")
-    return env
+    return quick_jit(env)
 
 
 def run_ok(args: list[str], cwd: Path, timeout: float, env: dict[str, str] | None = None) -> str:

@@ -9,11 +9,13 @@ from pathlib import Path
 
 import pytest
 
+from .jvm_env import quick_jit
+
 ROOT = Path(__file__).resolve().parent.parent
 
 
 def run_cli(args, cwd, timeout=300):
-    env = dict(os.environ)
+    env = quick_jit(dict(os.environ))
     env["PYTHONPATH"] = str(ROOT) + os.pathsep + env.get("PYTHONPATH", "")
     return subprocess.run(
         [sys.executable, "-m", "geaflow_sql.cli", *args],
@@ -109,7 +111,7 @@ def test_a_bad_row_met_while_fetching_a_query_names_the_query(workdir):
     assert plain.returncode == 1
     assert plain.stderr.startswith(where) and why in plain.stderr
     assert "Traceback" not in plain.stderr
-    env = dict(os.environ, GEAFLOW_SQL_DEBUG="1")
+    env = quick_jit(dict(os.environ, GEAFLOW_SQL_DEBUG="1"))
     env["PYTHONPATH"] = str(ROOT) + os.pathsep + env.get("PYTHONPATH", "")
     debug = subprocess.run(
         [sys.executable, "-m", "geaflow_sql.cli", "-f", "debug.gql", "-q"],

@@ -24,6 +24,7 @@ from pathlib import Path
 
 import pytest
 
+from .jvm_env import quick_jit
 from .spark_servers import (
     ROOT,
     connect_server,
@@ -294,7 +295,7 @@ def test_master_and_remote_are_one_choice(tmp_path):
     proc = subprocess.run(
         [sys.executable, "-m", "geaflow_sql.cli", "-e", "SELECT 1", "--remote", "http://x"],
         cwd=tmp_path,
-        env={**os.environ, "PYTHONPATH": str(ROOT)},
+        env=quick_jit({**os.environ, "PYTHONPATH": str(ROOT)}),
         capture_output=True,
         text=True,
         timeout=120,

@@ -29,6 +29,8 @@ from geaflow_sql.shell_syntax import (
     keywords,
 )
 
+from .jvm_env import QUICK_JIT
+
 ROOT = Path(__file__).resolve().parent.parent
 
 
@@ -326,6 +328,7 @@ def test_shell_in_a_real_terminal(tmp_path):
         "HOME": str(tmp_path),
         "LANG": "C.UTF-8",
         "JAVA_HOME": os.environ.get("JAVA_HOME", ""),
+        "SPARK_SUBMIT_OPTS": QUICK_JIT,
         # Each graph part written waits: a windowed job's windows take a while.
         "GEAFLOW_SQL_STORE_PAUSE_AFTER_PART": "0.5",
     }

@@ -26,6 +26,7 @@ from collections import defaultdict
 from pathlib import Path
 
 from tests.conftest import ROOT
+from tests.jvm_env import quick_jit
 
 MAX_HOPS = 10  # geaflow.dsl.match.max.hops: the bound of {0,}
 
@@ -183,7 +184,7 @@ def test_long_multi_match_runs_in_a_1g_driver(tmp_path):
     assert want, "the generated graph should answer the query"
     script = SCRIPT.replace("{d}", str(tmp_path / "data"))
     child = CHILD.format(root=str(ROOT), work=str(tmp_path / "work"), script=script, query=QUERY)
-    env = dict(os.environ)
+    env = quick_jit(dict(os.environ))
     env.pop("PYSPARK_SUBMIT_ARGS", None)
     env["SPARK_DRIVER_MEMORY"] = "1g"
     done = subprocess.run(
