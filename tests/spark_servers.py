@@ -21,7 +21,7 @@ from typing import Any
 
 import pyspark
 
-from .jvm_env import quick_jit
+from .jvm_env import cluster_quick_jit, quick_jit
 
 SPARK_HOME = Path(pyspark.__file__).resolve().parent
 ROOT = Path(__file__).resolve().parent.parent
@@ -103,7 +103,7 @@ def standalone_cluster(folder: Path, workers: int = 2) -> Iterator[str]:
             subprocess.Popen(
                 [spark_class, "org.apache.spark.deploy.master.Master", "--host", "127.0.0.1"]
                 + ["--port", str(port), "--webui-port", str(ui)],
-                env=server_env(),
+                env=cluster_quick_jit(server_env()),
                 stdout=out,
                 stderr=subprocess.STDOUT,
             )
@@ -118,7 +118,7 @@ def standalone_cluster(folder: Path, workers: int = 2) -> Iterator[str]:
                         [spark_class, "org.apache.spark.deploy.worker.Worker", url]
                         + ["--host", "127.0.0.1", "--cores", "1", "--memory", "1g"]
                         + ["--webui-port", str(free_port()), "--work-dir", str(work)],
-                        env=server_env(),
+                        env=cluster_quick_jit(server_env()),
                         stdout=out,
                         stderr=subprocess.STDOUT,
                     )
