@@ -45,6 +45,7 @@ const source = $("source");
 const colours = $("colours");
 let highlightTimer = null;
 let errorSpan = null; // [start, end] of the text an error points at
+let painted = []; // the highlighter's last spans for the text shown
 
 // A name (its parts: [instance, name] or [name]) as the DSL reads it
 // whatever it holds: each part back-quoted, a back-quote doubled.
@@ -57,6 +58,7 @@ function escapeHtml(text) {
 }
 
 function paint(spans) {
+  painted = spans;
   const text = source.value;
   const marks = spans.slice();
   if (errorSpan) marks.push([errorSpan[0], errorSpan[1], "bad"]);
@@ -381,6 +383,8 @@ function showError(json, text, offset) {
     errorSpan = [at, at + Math.max(1, word.length)];
     source.focus();
     source.setSelectionRange(at, at);
+    // (marked at once, over the colours shown; the highlighter repaints)
+    paint(painted);
   }
   highlightSoon();
 }
