@@ -21,6 +21,7 @@ from planner.logical import CollectSink, GraphSink, TableScan, TableSink
 from runtime.connectors.base import ReadRequest, WriteRequest
 from runtime.connectors.registry import connector_for
 from runtime.connectors.scan_cache import SCANS
+from runtime.connectors.scan_copies import small_copy
 from runtime.env import Env
 from runtime.jobs import LocalRuns
 from runtime.scheduler import ExecutionCycle, RoundOutcome
@@ -29,7 +30,7 @@ from runtime.stores.arrow_parts import label_rows
 from runtime.stores.memory import MemoryStore
 from runtime.stores.persistent import PersistentStore
 
-from .inputs import COPIES, HeldRows, rows_of
+from .inputs import HeldRows, rows_of
 from .translate import Inputs, NotLocal, Source, Translation, Translator
 
 ENGINES = ("auto", "local", "distributed")
@@ -159,12 +160,9 @@ def _inputs(env: Env, sizes: dict[int, int]) -> Inputs:
             raise NotLocal("a table whose scan is not kept (not local files)")
         sizes[id(scan)] = size
 
-    def small_copy(scan: Any) -> Any:
+    def copy_if_small(scan: Any) -> Any:
         """A kept scan's Arrow copy, when it is small enough to be read here."""
-        size = SCANS.size_of(spark, scan)
-        if size is None or size > env.ctx.config.get_int(LOCAL_QUERY_MAX_BYTES):
-            return None
-        return COPIES.get(scan)
+        return small_copy(spark, scan, env.ctx.config.get_int(LOCAL_QUERY_MAX_BYTES))
 
     def inputs(key: Any) -> tuple[Any, list[str], list[Any]]:
         if isinstance(key, TableScan):
@@ -192,7 +190,7 @@ def _inputs(env: Env, sizes: dict[int, int]) -> Inputs:
             raise NotLocal("a graph read at a version")
         store = env.ctx.stores.store(env.ctx, graph)
         rows = getattr(store, "kept_rows", None)
-        found = rows(env, label, is_vertex, small_copy) if rows is not None else None
+        found = rows(env, label, is_vertex, copy_if_small) if rows is not None else None
         if found is None:
             return _held(env, store, label, is_vertex, sizes)
         scan, table = found

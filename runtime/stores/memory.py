@@ -15,13 +15,15 @@ from typing import Any
 
 from geaflow_sql.core import types as T
 from geaflow_sql.core.catalog import GraphInfo
-from geaflow_sql.core.config import table_options
+from geaflow_sql.core.config import LOCAL_QUERY_MAX_BYTES, table_options
 from geaflow_sql.core.errors import CatalogError
 from runtime.connectors.base import ReadRequest
 from runtime.connectors.registry import connector_for
 from runtime.connectors.scan_cache import SCANS
+from runtime.connectors.scan_copies import small_copy
 from runtime.env import Env
 from runtime.expressions import spark_ident
+from runtime.held import from_rows
 
 from .arrow_parts import (
     ORDER_COLUMNS,
@@ -101,8 +103,9 @@ def ids_known_unique(
     and only for a scan kept between statements (a MATCH reads a label once
     per hop, every statement): else it is not worth a job.  ``arrow`` gives
     the scan's rows on the driver when the caller copies them there anyway
-    (the local engine): then the ids are counted in that copy, else by a
-    Spark job."""
+    (the local engine; by default, a small table's copy that ``table_frame``
+    matches over): then the ids are counted in that copy, else by a Spark
+    job."""
     scan = using_scan(env, table)
     if not SCANS.holds(env.spark, scan):
         return False
@@ -113,7 +116,10 @@ def ids_known_unique(
     with _UNIQUE_LOCK:
         known = _UNIQUE_IDS.get(scan, {}).get(column)
     if known is None:
-        rows = arrow(scan) if arrow is not None else None
+        if arrow is None:
+            rows = small_copy(env.spark, scan, env.ctx.config.get_int(LOCAL_QUERY_MAX_BYTES))
+        else:
+            rows = arrow(scan)
         if rows is not None and _counts_as_spark_groups(rows.column(column).type):
             known = _each_once(rows.column(column))
         if known is None:
@@ -181,11 +187,17 @@ def table_frame(env: Env, graph: GraphInfo, info: Any) -> Any:
     # their sides), so a pattern joining the label to itself still sees
     # distinct columns on each side.
     scan = using_scan(env, table)
-    return env.ctx.stores.frames.get(
-        (scan,),
-        ("named", tuple(names)),
-        lambda: scan.selectExpr(*[f"c{i} AS {spark_ident(n)}" for i, n in enumerate(names)]),
-    )
+
+    def named() -> Any:
+        # A small table is matched over its rows read once on the driver (a
+        # local relation): a MATCH reads the label once per hop, and each
+        # read of the files would parse and check every line again, in a plan
+        # Spark analyses, optimizes and ships with every task.
+        rows = small_copy(env.spark, scan, env.ctx.config.get_int(LOCAL_QUERY_MAX_BYTES))
+        source = scan if rows is None else from_rows(env.spark, rows, scan.schema)
+        return source.selectExpr(*[f"c{i} AS {spark_ident(n)}" for i, n in enumerate(names)])
+
+    return env.ctx.stores.frames.get((scan,), ("named", tuple(names)), named)
 
 
 def _reads_windowed_table(env: Env, info: Any) -> bool:
