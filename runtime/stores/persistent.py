@@ -26,11 +26,20 @@ from pathlib import Path
 from typing import Any
 
 from geaflow_sql.core.catalog import GraphInfo
+from geaflow_sql.core.config import LOCAL_QUERY_MAX_BYTES
 from geaflow_sql.core.errors import ExecutionError
 from runtime.env import Env
 from runtime.expressions import cast_as
+from runtime.held import from_rows
 
-from .arrow_parts import PART_FILES, collect_small, counting, ordered, write_part_file
+from .arrow_parts import (
+    PART_FILES,
+    collect_small,
+    counting,
+    label_rows,
+    ordered,
+    write_part_file,
+)
 from .commits import (
     forget,
     kept_versions,
@@ -40,7 +49,13 @@ from .commits import (
     read_version,
     recover,
 )
-from .memory import empty_frame, latest_vertices, table_frame, with_order
+from .memory import (
+    declared_schema_spark,
+    empty_frame,
+    latest_vertices,
+    table_frame,
+    with_order,
+)
 
 # Fault injection for tests: seconds to wait after writing each part, and
 # before publishing, so a test can kill the writer at exactly those moments.
@@ -250,13 +265,29 @@ class PersistentStore:
         return env.ctx.stores.frames.get(
             (self, env.spark),
             ("label", info.label, is_vertex, tuple(parts)),
-            lambda: self._label_frame(env.spark, info, is_vertex, parts),
+            lambda: self._label_frame(env, info, is_vertex, parts),
         )
 
-    def _label_frame(self, spark: Any, info: Any, is_vertex: bool, parts: list[str]) -> Any:
-        """A label's declared columns read from its parts (none: no rows)."""
+    def _label_frame(self, env: Env, info: Any, is_vertex: bool, parts: list[str]) -> Any:
+        """A label's declared columns read from its parts (none: no rows).
+
+        Parts holding at most ``geaflow.dsl.query.local.max.bytes`` on disk
+        are read on the driver (no Spark job; the local engine reads the same
+        copy) and matched as local rows: a MATCH reads a label once per hop,
+        and each read of the files would be a Parquet scan in the plan, and
+        for a vertex label a ranking of its rows by write as well."""
+        spark = env.spark
         if not parts:
             return empty_frame(spark, info)
+        key = _label_key(info.label, is_vertex)
+        limit = env.ctx.config.get_int(LOCAL_QUERY_MAX_BYTES)
+        try:
+            held = self._held(info.label, is_vertex, {"labels": {key: parts}}, limit)
+        except FileNotFoundError:  # a part with no file: Spark's read reports it
+            held = None
+        if held is not None:
+            rows = label_rows(held[0], info, is_vertex, held[1])
+            return from_rows(spark, rows, declared_schema_spark(info))
         df = self._read_parts(spark, info, parts)
         if is_vertex:
             df = latest_vertices(df, info.id_field)
