@@ -2,14 +2,11 @@
 
 from __future__ import annotations
 
-import os
 import subprocess
 import sys
 from pathlib import Path
 
-from .jvm_env import quick_jit
-
-ROOT = Path(__file__).resolve().parent.parent
+from .jvm_env import checkout_env
 
 
 def start_cli(
@@ -23,8 +20,7 @@ def start_cli(
     first on the Python path, the quick JIT tier for its JVM (``jvm_env``: these
     processes live seconds; the tests kill them), without ``-q`` unless
     ``quiet``."""
-    env = quick_jit(dict(os.environ))
-    env["PYTHONPATH"] = str(ROOT) + os.pathsep + env.get("PYTHONPATH", "")
+    env = checkout_env()
     env.update(env_extra or {})
     settings = {**conf, "spark.sql.shuffle.partitions": "1"}
     args = [a for key, value in settings.items() for a in ("--conf", f"{key}={value}")]

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-import os
 import subprocess
 import sys
 import threading
@@ -12,18 +11,14 @@ import urllib.error
 import urllib.request
 from pathlib import Path
 
-from .jvm_env import quick_jit
+from .jvm_env import checkout_env
 from .spark_servers import free_port
-
-ROOT = Path(__file__).resolve().parent.parent
 
 
 def environment() -> dict[str, str]:
     """The environment of a server process: this checkout first on the Python
     path, the quick JIT tier for its JVM (``jvm_env``)."""
-    env = dict(os.environ)
-    env["PYTHONPATH"] = str(ROOT) + os.pathsep + env.get("PYTHONPATH", "")
-    return quick_jit(env)
+    return checkout_env()
 
 
 class Server:

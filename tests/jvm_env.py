@@ -1,4 +1,5 @@
-"""The JIT setting of the throwaway JVMs the tests start.
+"""The environment of the geaflow-sql processes the tests start, and the
+JIT setting of their throwaway JVMs.
 
 A test that runs the CLI, a console server, a Spark Connect server or a
 corpus run in a process of its own starts a Spark driver JVM that lives for
@@ -25,6 +26,10 @@ the JIT, so the usual size is asked for.
 
 from __future__ import annotations
 
+import os
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
 QUICK_JIT = "-XX:TieredStopAtLevel=1 -XX:ReservedCodeCacheSize=240m"
 
 
@@ -34,6 +39,15 @@ def quick_jit(env: dict[str, str]) -> dict[str, str]:
     for key in ("SPARK_SUBMIT_OPTS", "SPARK_DAEMON_JAVA_OPTS"):
         _add(env, key)
     return env
+
+
+def checkout_env(**extra: str) -> dict[str, str]:
+    """The environment of a geaflow-sql process a test starts: this process's,
+    with ``extra``, this checkout first on the Python path, and the quick JIT
+    tier for the JVMs started from it."""
+    env = dict(os.environ, **extra)
+    env["PYTHONPATH"] = str(ROOT) + os.pathsep + env.get("PYTHONPATH", "")
+    return quick_jit(env)
 
 
 def cluster_quick_jit(env: dict[str, str]) -> dict[str, str]:

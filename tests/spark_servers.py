@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import contextlib
 import json
-import os
 import socket
 import subprocess
 import sys
@@ -21,10 +20,9 @@ from typing import Any
 
 import pyspark
 
-from .jvm_env import cluster_quick_jit, quick_jit
+from .jvm_env import checkout_env, cluster_quick_jit
 
 SPARK_HOME = Path(pyspark.__file__).resolve().parent
-ROOT = Path(__file__).resolve().parent.parent
 
 
 def free_port() -> int:
@@ -37,12 +35,9 @@ def server_env() -> dict[str, str]:
     """The environment every server (and the Python workers it starts) runs in:
     this checkout importable, this Python for the workers, loopback only, the
     quick JIT tier for the JVMs (``jvm_env``)."""
-    env = dict(os.environ)
-    env["SPARK_HOME"] = str(SPARK_HOME)
-    env["SPARK_LOCAL_IP"] = "127.0.0.1"
-    env["PYSPARK_PYTHON"] = sys.executable
-    env["PYTHONPATH"] = str(ROOT) + os.pathsep + env.get("PYTHONPATH", "")
-    return quick_jit(env)
+    return checkout_env(
+        SPARK_HOME=str(SPARK_HOME), SPARK_LOCAL_IP="127.0.0.1", PYSPARK_PYTHON=sys.executable
+    )
 
 
 def run_ok(args: list[str], cwd: Path, timeout: float, env: dict[str, str] | None = None) -> str:

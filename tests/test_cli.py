@@ -2,21 +2,16 @@
 
 from __future__ import annotations
 
-import os
 import subprocess
 import sys
-from pathlib import Path
 
 import pytest
 
-from .jvm_env import quick_jit
-
-ROOT = Path(__file__).resolve().parent.parent
+from .jvm_env import checkout_env
 
 
 def run_cli(args, cwd, timeout=300):
-    env = quick_jit(dict(os.environ))
-    env["PYTHONPATH"] = str(ROOT) + os.pathsep + env.get("PYTHONPATH", "")
+    env = checkout_env()
     return subprocess.run(
         [sys.executable, "-m", "geaflow_sql.cli", *args],
         cwd=cwd,
@@ -111,8 +106,7 @@ def test_a_bad_row_met_while_fetching_a_query_names_the_query(workdir):
     assert plain.returncode == 1
     assert plain.stderr.startswith(where) and why in plain.stderr
     assert "Traceback" not in plain.stderr
-    env = quick_jit(dict(os.environ, GEAFLOW_SQL_DEBUG="1"))
-    env["PYTHONPATH"] = str(ROOT) + os.pathsep + env.get("PYTHONPATH", "")
+    env = checkout_env(GEAFLOW_SQL_DEBUG="1")
     debug = subprocess.run(
         [sys.executable, "-m", "geaflow_sql.cli", "-f", "debug.gql", "-q"],
         cwd=workdir,

@@ -24,9 +24,8 @@ from pathlib import Path
 
 import pytest
 
-from .jvm_env import quick_jit
+from .jvm_env import checkout_env
 from .spark_servers import (
-    ROOT,
     connect_server,
     python_json,
     run_ok,
@@ -295,7 +294,7 @@ def test_master_and_remote_are_one_choice(tmp_path):
     proc = subprocess.run(
         [sys.executable, "-m", "geaflow_sql.cli", "-e", "SELECT 1", "--remote", "http://x"],
         cwd=tmp_path,
-        env=quick_jit({**os.environ, "PYTHONPATH": str(ROOT)}),
+        env=checkout_env(),
         capture_output=True,
         text=True,
         timeout=120,

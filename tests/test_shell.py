@@ -29,7 +29,7 @@ from geaflow_sql.shell_syntax import (
     keywords,
 )
 
-from .jvm_env import QUICK_JIT
+from .jvm_env import quick_jit
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -320,18 +320,19 @@ def test_shell_in_a_real_terminal(tmp_path):
         encoding="utf-8",
     )
     history = tmp_path / "history"
-    env = {
-        "PYTHONPATH": str(ROOT),
-        "GEAFLOW_SQL_HISTORY": str(history),
-        "TERM": "xterm-256color",
-        "PATH": os.environ.get("PATH", ""),
-        "HOME": str(tmp_path),
-        "LANG": "C.UTF-8",
-        "JAVA_HOME": os.environ.get("JAVA_HOME", ""),
-        "SPARK_SUBMIT_OPTS": QUICK_JIT,
-        # Each graph part written waits: a windowed job's windows take a while.
-        "GEAFLOW_SQL_STORE_PAUSE_AFTER_PART": "0.5",
-    }
+    env = quick_jit(
+        {
+            "PYTHONPATH": str(ROOT),
+            "GEAFLOW_SQL_HISTORY": str(history),
+            "TERM": "xterm-256color",
+            "PATH": os.environ.get("PATH", ""),
+            "HOME": str(tmp_path),
+            "LANG": "C.UTF-8",
+            "JAVA_HOME": os.environ.get("JAVA_HOME", ""),
+            # Each graph part written waits: a windowed job's windows take a while.
+            "GEAFLOW_SQL_STORE_PAUSE_AFTER_PART": "0.5",
+        }
+    )
     term = Terminal(
         [
             sys.executable,
