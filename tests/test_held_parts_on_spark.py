@@ -10,6 +10,8 @@ import random
 
 import pytest
 
+from tests.spark_plans import plan_leaves
+
 GRAPH = """
 CREATE GRAPH p (
   Vertex person (id bigint ID, name varchar, age int),
@@ -37,19 +39,10 @@ def _session(spark, folder, limit: int | None = None):
     return session
 
 
-def _leaves(result) -> set[str]:
-    plan = result.query.dataframe._jdf.queryExecution().optimizedPlan()  # noqa: SLF001
-    leaves = plan.collectLeaves().iterator()
-    kinds = set()
-    while leaves.hasNext():
-        kinds.add(str(leaves.next().nodeName()))
-    return kinds
-
-
 def _rows(session, query: str) -> tuple[list[tuple], set[str]]:
     (result,) = session.execute(query)
     assert result.extra["engine"].startswith("distributed")
-    return sorted(result.collect(), key=repr), _leaves(result)
+    return sorted(result.collect(), key=repr), plan_leaves(result)
 
 
 def test_small_parts_are_matched_as_rows_on_the_driver(spark, tmp_path):

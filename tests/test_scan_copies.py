@@ -10,6 +10,7 @@ import random
 import pytest
 
 from geaflow_sql.core.errors import DataError
+from tests.spark_plans import plan_leaves
 
 GRAPH = """
 CREATE TABLE people (id bigint, age int, name varchar)
@@ -43,16 +44,6 @@ def _session(spark, folder, people: str, friends: str, copy_limit: int | None = 
     return session
 
 
-def _leaves(result) -> set[str]:
-    """The kinds of the leaves of the Spark plan that computed ``result``."""
-    plan = result.query.dataframe._jdf.queryExecution().optimizedPlan()  # noqa: SLF001
-    leaves = plan.collectLeaves().iterator()
-    kinds = set()
-    while leaves.hasNext():
-        kinds.add(str(leaves.next().nodeName()))
-    return kinds
-
-
 def _random_graph(seed: int) -> tuple[str, str]:
     rnd = random.Random(seed)
     ids = rnd.sample(range(1, 60), 12)
@@ -73,7 +64,7 @@ def test_a_small_table_is_matched_over_its_rows_read_once(spark, tmp_path):
     assert result.extra["engine"].startswith("distributed")
     assert sorted(result.collect()) == [(1, "bo", 40, 2.0)]
     # Every hop reads rows held on the driver: no file is read in the plan.
-    assert _leaves(result) == {"LocalRelation"}
+    assert plan_leaves(result) == {"LocalRelation"}
 
     # A change to a file is read: its scan, and so its copy, is a new one.
     (tmp_path / "friends.txt").write_text("1,2,0.5\n2,3,1.5\n3,1,2.5\n")
@@ -86,7 +77,7 @@ def test_a_table_above_the_limit_is_read_from_its_files(spark, tmp_path):
     (result,) = session.execute(QUERIES[1])
     assert sorted(result.collect()) == [("bo", 1, 0.5)]
     # The limit is per table: friends.txt (8 bytes) is held, people.txt (18) is read.
-    assert _leaves(result) == {"LocalRelation", "LogicalRelation"}
+    assert plan_leaves(result) == {"LocalRelation", "LogicalRelation"}
 
 
 @pytest.mark.parametrize("seed", [1, 2])
@@ -100,7 +91,7 @@ def test_matches_over_the_copy_equal_matches_over_the_files(spark, tmp_path, see
     for query in QUERIES:
         (a,) = held.execute(query)
         (b,) = files.execute(query)
-        assert _leaves(a) == {"LocalRelation"} and "LocalRelation" not in _leaves(b)
+        assert plan_leaves(a) == {"LocalRelation"} and "LocalRelation" not in plan_leaves(b)
         rows = sorted(a.collect(), key=repr)
         assert rows == sorted(b.collect(), key=repr), query
         found += len(rows)

@@ -1,0 +1,17 @@
+"""What the Spark plan behind a query's result reads."""
+
+from __future__ import annotations
+
+from typing import Any
+
+
+def plan_leaves(result: Any) -> set[str]:
+    """The kinds of the leaves of the optimized Spark plan that computes a
+    statement's rows: ``LocalRelation`` for rows held on the driver,
+    ``LogicalRelation`` for files Spark reads."""
+    plan = result.query.dataframe._jdf.queryExecution().optimizedPlan()  # noqa: SLF001
+    leaves = plan.collectLeaves().iterator()
+    kinds = set()
+    while leaves.hasNext():
+        kinds.add(str(leaves.next().nodeName()))
+    return kinds
