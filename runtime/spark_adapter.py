@@ -62,16 +62,32 @@ DEFAULT_SPARK_CONF = {
     "spark.sql.codegen.wholeStage.union.enabled": "false",
 }
 
+# The JVM's quick JIT tier only (C1; its code cache at the usual size, which
+# the quick tier would cut to 48 MB).
+QUICK_JIT = "-XX:TieredStopAtLevel=1 -XX:ReservedCodeCacheSize=240m"
+
 # For a run of many queries over a few rows each (the test suite, the
 # conformance corpus): compiling generated code and re-planning adaptively cost
 # more than they save there (measured on 33 conformance cases: about 20% of the
 # time).  Results are the same; large jobs want Spark's defaults.
+#
+# The driver JVM of such a run spends its time planning, over Catalyst code
+# paths that differ from query to query, and the JIT's optimizing tier (C2)
+# keeps compiling them for a steady state that never comes: 36% of a test
+# worker JVM's CPU over its first four minutes went to C2's threads.  With the
+# quick tier only, the graph suites with rules off (python -m pytest -n 0
+# tests/test_rules_off_graph.py) took 135 s of wall time either way and 154 s
+# of CPU instead of 223 s; two workers running that file and
+# test_search_both_ways.py took 169 s instead of 260 s.
 SMALL_DATA_CONF = {
     "spark.sql.shuffle.partitions": "2",
     "spark.default.parallelism": "2",
     "spark.sql.adaptive.enabled": "false",
     "spark.sql.codegen.wholeStage": "false",
     "spark.sql.codegen.factoryMode": "NO_CODEGEN",
+    "spark.driver.extraJavaOptions": (
+        DEFAULT_SPARK_CONF["spark.driver.extraJavaOptions"] + " " + QUICK_JIT
+    ),
 }
 
 # Spark's own defaults for what SMALL_DATA_CONF changes (DEFAULT_SPARK_CONF

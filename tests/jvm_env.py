@@ -15,13 +15,15 @@ they start get it through ``JAVA_TOOL_OPTIONS`` (``cluster_quick_jit``: a
 worker starts an executor with the worker's environment; the notice each
 such JVM prints goes to the cluster's logs).  The engine's own settings are
 unchanged, and so are the JVMs whose start is what a test checks
-(``test_jvm_archive``) and each test worker's own Spark (it lives for the
-whole run and the optimizing tier pays for itself there).
+(``test_jvm_archive``).  Each test worker's own Spark runs with the quick tier
+as well, through ``SMALL_DATA_CONF`` (see ``runtime.spark_adapter``): though
+it lives for the whole run, its planning work moves from code path to code
+path, and the optimizing tier never paid for itself there.
 
 With the quick tier only, the JVM's code cache is 48 MB instead of 240 MB,
 and a Spark Connect server that served the corpus sample for two minutes had
 filled 44 MB of it (``jcmd <pid> Compiler.codecache``); a full cache stops
-the JIT, so the usual size is asked for.
+the JIT, so the usual size is asked for (``QUICK_JIT``).
 """
 
 from __future__ import annotations
@@ -29,8 +31,9 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
+from runtime.spark_adapter import QUICK_JIT
+
 ROOT = Path(__file__).resolve().parent.parent
-QUICK_JIT = "-XX:TieredStopAtLevel=1 -XX:ReservedCodeCacheSize=240m"
 
 
 def quick_jit(env: dict[str, str]) -> dict[str, str]:
