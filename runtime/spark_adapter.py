@@ -9,6 +9,7 @@ detection and the checkpoint directory.
 from __future__ import annotations
 
 import contextlib
+import functools
 import os
 import re
 import shutil
@@ -71,14 +72,16 @@ QUICK_JIT = "-XX:TieredStopAtLevel=1 -XX:ReservedCodeCacheSize=240m"
 # more than they save there (measured on 33 conformance cases: about 20% of the
 # time).  Results are the same; large jobs want Spark's defaults.
 #
-# The driver JVM of such a run spends its time planning, over Catalyst code
-# paths that differ from query to query, and the JIT's optimizing tier (C2)
-# keeps compiling them for a steady state that never comes: 36% of a test
-# worker JVM's CPU over its first four minutes went to C2's threads.  With the
-# quick tier only, the graph suites with rules off (python -m pytest -n 0
-# tests/test_rules_off_graph.py) took 135 s of wall time either way and 154 s
-# of CPU instead of 223 s; two workers running that file and
-# test_search_both_ways.py took 169 s instead of 260 s.
+# The driver JVM of such a run spends its time planning, and over its first
+# minutes the JIT's optimizing tier (C2) compiles Catalyst's code paths: 36% of
+# a test worker JVM's CPU over its first four minutes went to C2's threads.
+# With the quick tier only, runs of a few minutes take less CPU: the corpus
+# (python -m geaflow_sql.conformance) 137 s instead of 186 s; the graph suites
+# with rules off (python -m pytest -n 0 tests/test_rules_off_graph.py) 154 s
+# instead of 223 s; two workers running that file and test_search_both_ways.py
+# 169 s of wall time instead of 260 s.  Over the whole test suite (each worker's
+# JVM lives 33 minutes) the two tiers came out even (pytest 1959 s against
+# 2002 s): later on, C2's code pays back what compiling it cost.
 SMALL_DATA_CONF = {
     "spark.sql.shuffle.partitions": "2",
     "spark.default.parallelism": "2",
@@ -293,7 +296,51 @@ def create_session(master: str | None = None, conf: dict[str, Any] | None = None
         spark.sparkContext.setCheckpointDir(checkpoint_dir)
     except Exception:  # pragma: no cover - Spark Connect has no SparkContext
         pass
+    keep_class_lookups(spark)
     return spark
+
+
+def keep_class_lookups(spark: Any) -> None:
+    """Make the classes PySpark looks up by name on every DataFrame call
+    (``PythonUtils`` for each list of columns or expressions, ``functions``
+    for each function call, ``PythonSQLUtils`` for each Arrow transfer)
+    found once per driver JVM instead of once per call.
+
+    py4j answers each such lookup in the JVM, where a short name
+    (``PythonUtils``, ``PythonSQLUtils``) is tried under each package PySpark
+    imported until a class loads, and each miss searches every jar on the
+    driver's classpath (about 280).  Those searches were 9% of the driver
+    JVM's samples (JFR) while the graph suites ran on Spark with rules off,
+    and a ``selectExpr`` plus a ``where(F.expr(...))`` on a small frame took
+    8.3 ms with the lookups, 6.2 ms without (median of 10 runs of 100).  A
+    class found stays
+    the same class for the JVM's life, so the JVM view keeps what it found
+    (packages and failures are asked again, as before).  Nothing to do over
+    Spark Connect (no JVM here)."""
+    if is_connect(spark):
+        return
+    from py4j.java_gateway import JVMView
+
+    jvm = spark.sparkContext._jvm  # noqa: SLF001 - the one allowed place
+    view = _kept_classes_view()
+    if isinstance(jvm, JVMView) and not isinstance(jvm, view):
+        jvm.__class__ = view
+
+
+@functools.lru_cache(maxsize=1)
+def _kept_classes_view() -> type:
+    from py4j.java_gateway import JavaClass, JVMView
+
+    class KeptClassesView(JVMView):
+        """A JVM view that keeps each class it found by name."""
+
+        def __getattr__(self, name: str) -> Any:
+            found = super().__getattr__(name)
+            if isinstance(found, JavaClass):
+                self.__dict__[name] = found
+            return found
+
+    return KeptClassesView
 
 
 @contextlib.contextmanager
@@ -337,6 +384,7 @@ def quiet_python_loggers() -> None:
 def prepare_session(spark: Any) -> None:
     """Apply the runtime settings GeaFlow semantics need to a session we were given."""
     quiet_python_loggers()
+    keep_class_lookups(spark)
     if is_connect(spark):
         job_progress(spark)  # starts listening to the server's progress reports
     for key in _RUNTIME_CONF:

@@ -1,6 +1,8 @@
-"""The settings of a run of many small queries (the test suite, the corpus
-runner) reach the driver JVM whole: the quick JIT tier beside the engine's
-own driver options, not instead of them."""
+"""What makes a run of many small queries cheaper on the driver: the settings
+of such a run (the test suite, the corpus runner) reach the driver JVM whole,
+the quick JIT tier beside the engine's own driver options, not instead of
+them; and a class PySpark looks up by name on each DataFrame call is found in
+the JVM once (``runtime.spark_adapter.keep_class_lookups``)."""
 
 from __future__ import annotations
 
@@ -22,3 +24,50 @@ def test_the_test_workers_driver_runs_the_quick_tier_and_keeps_the_engines_optio
     assert any(a.startswith("-Dlog4j2.configurationFile=") for a in args), args
     jvm = spark.sparkContext._jvm  # noqa: SLF001
     assert str(jvm.java.util.TimeZone.getDefault().getID()) == "UTC"
+
+
+def _lookups(jvm) -> list[str]:
+    """The names the JVM is asked to find from now on (py4j's reflection
+    command for an unknown member), recorded on ``jvm``'s gateway client."""
+    from py4j import protocol
+
+    client = jvm._gateway_client  # noqa: SLF001 - counting the commands sent
+    asked: list[str] = []
+    send = client.send_command
+
+    def counting(command, *args, **kwargs):
+        prefix = protocol.REFLECTION_COMMAND_NAME + protocol.REFL_GET_UNKNOWN_SUB_COMMAND_NAME
+        if command.startswith(prefix):
+            asked.append(command[len(prefix) :].split("\n", 1)[0])
+        return send(command, *args, **kwargs)
+
+    client.send_command = counting
+    return asked
+
+
+def test_a_class_pyspark_looks_up_by_name_is_found_once_per_jvm(spark):
+    from py4j.java_gateway import JavaClass, JavaPackage
+
+    jvm = spark.sparkContext._jvm  # noqa: SLF001
+    asked = _lookups(jvm)
+    try:
+        # DataFrame calls that look up PythonUtils and functions in PySpark
+        df = spark.range(3).selectExpr("id", "id * 2 AS twice")
+        from pyspark.sql import functions as F
+
+        df = df.where(F.expr("twice > 1")).select(F.col("id"))
+        assert sorted(r.id for r in df.collect()) == [1, 2]
+        first = list(asked)
+        df.selectExpr("id + 1 AS n").where(F.expr("n > 0")).collect()
+        # (nothing asked again: the classes were kept)
+        assert asked == first, asked
+        assert isinstance(jvm.PythonUtils, JavaClass)
+        # a package is still a package, and is asked each time
+        asked.clear()
+        assert isinstance(jvm.java, JavaPackage)
+        assert isinstance(jvm.java, JavaPackage)
+        assert asked == ["java", "java"], asked
+        # a fully qualified class through its packages, as before
+        assert str(jvm.java.lang.Integer.toString(7)) == "7"
+    finally:
+        del jvm._gateway_client.send_command  # the instance's own, back to the class's
