@@ -22,6 +22,36 @@ def from_rows(spark: Any, rows: Any, schema: Any) -> Any:
     return df
 
 
+def local_frame(spark: Any, rows: list[tuple[Any, ...]], schema: Any) -> Any:
+    """A DataFrame of ``rows`` (tuples of Python values of the Spark
+    ``schema``'s types) that Spark holds as a local relation.
+
+    PySpark makes a DataFrame of a Python list as a scan of a Python RDD:
+    every Spark job reading it sends its rows through a Python worker to
+    unpickle them (10 rows: a collect took 108 ms, against 5 ms for the same
+    rows as a local relation; a select and filter 136 ms against 27 ms).
+    Made from the same rows as Arrow, the frame is a local relation.  Over
+    Spark Connect a list already becomes one; a type this cannot hand over as
+    Arrow keeps PySpark's own way."""
+    from runtime.spark_adapter import is_connect
+
+    if is_connect(spark):
+        return spark.createDataFrame(rows, schema)
+    import pyarrow as pa
+    from pyspark.sql.pandas.types import to_arrow_schema
+
+    try:
+        arrow_schema = to_arrow_schema(schema)
+        columns = list(zip(*rows, strict=True)) if rows else [() for _ in schema.fields]
+        table = pa.Table.from_arrays(
+            [pa.array(list(c), type=f.type) for c, f in zip(columns, arrow_schema, strict=True)],
+            schema=arrow_schema,
+        )
+    except (TypeError, ValueError, NotImplementedError, pa.ArrowException):
+        return spark.createDataFrame(rows, schema)
+    return spark.createDataFrame(table, schema)
+
+
 def hold(df: Any, rows: Any) -> Any:
     """Remember ``rows`` as ``df``'s (rows that are exactly its rows)."""
     _ROWS[df] = rows

@@ -20,7 +20,7 @@ from planner.graph_nodes import EdgeMatch, GraphAlgorithm, GraphLabelScan, Verte
 from runtime.algorithms.base import AlgorithmGraph, LazyFrame
 from runtime.env import Env
 from runtime.expressions import cast_as, cast_column, spark_ident, spark_sql
-from runtime.held import hold, rows_of
+from runtime.held import hold, local_frame, rows_of
 from runtime.operators import both_ways
 from runtime.spark_adapter import fits_broadcast
 from runtime.stores.written import written_held, written_since
@@ -127,7 +127,7 @@ def _values_column(env: Env, frames: list[Any], name: str, struct: T.StructType)
         from pyspark.sql import types as ST
 
         schema = ST.StructType([ST.StructField(name, T.to_spark_type(struct))])
-        return env.spark.createDataFrame([], schema)
+        return local_frame(env.spark, [], schema)
     out = frames[0]
     for f in frames[1:]:
         out = out.unionByName(f)

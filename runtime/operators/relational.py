@@ -29,6 +29,7 @@ from runtime.connectors.base import ReadRequest
 from runtime.connectors.registry import connector_for
 from runtime.env import Env
 from runtime.expressions import column, spark_sql
+from runtime.held import local_frame
 from runtime.operators.exact_sum import exact_avg_sql, exact_sum_sql, helper_columns
 from runtime.operators.literal_rows import python_rows, spark_schema
 
@@ -68,7 +69,7 @@ def values(env: Env, node: Values, inputs: list[Any]) -> Any:
     rows = python_rows(node)
     if rows is not None:
         # Constants: one local relation, not a Spark column per value.
-        return spark.createDataFrame(rows, spark_schema(node))
+        return local_frame(spark, rows, spark_schema(node))
     # Expressions: one SQL text for all rows (a Column per value would be a
     # py4j round trip each).
     types = [T.spark_sql_type(f.type) for f in node.fields_]

@@ -23,7 +23,7 @@ from runtime.connectors.scan_cache import SCANS
 from runtime.connectors.scan_copies import small_copy
 from runtime.env import Env
 from runtime.expressions import spark_ident
-from runtime.held import from_rows
+from runtime.held import from_rows, local_frame
 
 from .arrow_parts import (
     ORDER_COLUMNS,
@@ -67,7 +67,7 @@ def empty_frame(spark: Any, info: Any) -> Any:
     key = tuple((f.name, f.dataType.simpleString()) for f in schema.fields)
     base = _EMPTY.get(key)
     if base is None or base.sparkSession is not spark:
-        base = spark.createDataFrame([], schema)
+        base = local_frame(spark, [], schema)
         _EMPTY[key] = base
     return fresh_columns(base, schema.fieldNames())
 
