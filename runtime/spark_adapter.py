@@ -313,10 +313,9 @@ def keep_class_lookups(spark: Any) -> None:
     JVM's samples (JFR) while the graph suites ran on Spark with rules off,
     and a ``selectExpr`` plus a ``where(F.expr(...))`` on a small frame took
     8.3 ms with the lookups, 6.2 ms without (median of 10 runs of 100).  A
-    class found stays
-    the same class for the JVM's life, so the JVM view keeps what it found
-    (packages and failures are asked again, as before).  Nothing to do over
-    Spark Connect (no JVM here)."""
+    class found stays the same class for the JVM's life, so the JVM view
+    keeps what it found (packages and failures are asked again, as before).
+    Nothing to do over Spark Connect (no JVM here)."""
     if is_connect(spark):
         return
     from py4j.java_gateway import JVMView

@@ -9,7 +9,14 @@ def plan_leaves(result: Any) -> set[str]:
     """The kinds of the leaves of the optimized Spark plan that computes a
     statement's rows: ``LocalRelation`` for rows held on the driver,
     ``LogicalRelation`` for files Spark reads."""
-    plan = result.query.dataframe._jdf.queryExecution().optimizedPlan()  # noqa: SLF001
+    return frame_leaves(result.query.dataframe)
+
+
+def frame_leaves(df: Any) -> set[str]:
+    """The kinds of the leaves of a DataFrame's optimized plan (as
+    ``plan_leaves``; ``LogicalRDD`` for an RDD, such as PySpark's Python
+    rows)."""
+    plan = df._jdf.queryExecution().optimizedPlan()  # noqa: SLF001
     leaves = plan.collectLeaves().iterator()
     kinds = set()
     while leaves.hasNext():

@@ -9,7 +9,7 @@ import random
 
 from pyspark.sql import types as ST
 
-from tests.spark_plans import plan_leaves
+from tests.spark_plans import frame_leaves, plan_leaves
 
 TYPES = {
     "tinyint": (ST.ByteType(), lambda r: r.randint(-128, 127)),
@@ -25,15 +25,6 @@ TYPES = {
 }
 
 
-def _kinds(df) -> set[str]:
-    plan = df._jdf.queryExecution().optimizedPlan()  # noqa: SLF001
-    leaves = plan.collectLeaves().iterator()
-    kinds = set()
-    while leaves.hasNext():
-        kinds.add(str(leaves.next().nodeName()))
-    return kinds
-
-
 def test_generated_rows_are_the_rows_pysparks_list_gives_as_a_local_relation(spark):
     from runtime.held import local_frame
 
@@ -47,7 +38,7 @@ def test_generated_rows_are_the_rows_pysparks_list_gives_as_a_local_relation(spa
         ]
         ours = local_frame(spark, rows, schema)
         assert ours.schema == schema
-        assert _kinds(ours) == {"LocalRelation"}, _kinds(ours)
+        assert frame_leaves(ours) == {"LocalRelation"}, frame_leaves(ours)
         assert ours.collect() == spark.createDataFrame(rows, schema).collect(), (names, rows)
 
 
