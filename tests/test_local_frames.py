@@ -1,7 +1,7 @@
 """Rows made on the driver reach Spark as a local relation, not as a Python
 RDD whose every job runs a Python worker (``runtime.held.local_frame``): the
 constant rows of a VALUES, the frame of a label nobody wrote to, the values
-of a pattern element whose labels matched none."""
+of a pattern element whose labels matched none, a stream's text lines."""
 
 from __future__ import annotations
 
@@ -61,3 +61,28 @@ def test_values_and_unwritten_labels_run_on_spark_over_local_relations(session):
     assert result.extra["engine"].startswith("distributed"), result.extra
     assert result.collect() == [(1, 2)]
     assert "LogicalRDD" not in plan_leaves(result), plan_leaves(result)
+
+
+def test_a_streams_lines_are_parsed_from_a_local_relation_as_a_files_are(session, tmp_path):
+    from runtime.connectors.file import lines_frame, parse_windows
+
+    path = tmp_path / "t.txt"
+    lines = ["1,a,0.5", "2,,-1.25", "3,c\u00e9,1e3", "4,d,"]
+    path.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    session.execute(
+        f"CREATE TABLE t (id bigint, s varchar, w double) "
+        f"WITH (type='file', geaflow.dsl.file.path='{path}')"
+    )
+    ctx = session.runtime_context(start_spark=True)
+    table = ctx.catalog.table(("t",))
+    assert table is not None
+    options = dict(table.options)
+    streamed = lines_frame(ctx, table, options, "stream", lines)
+    assert "LogicalRDD" not in frame_leaves(streamed), frame_leaves(streamed)
+    session.execute("SET geaflow.dsl.query.engine = distributed")
+    (from_file,) = session.execute("SELECT id, s, w FROM t")
+    assert sorted(streamed.collect()) == sorted(from_file.collect())
+    # several windows in one job: each window's rows, numbered within it
+    _, tables = parse_windows(ctx, table, options, "stream", [lines[:2], [], lines[2:]])
+    assert [t.num_rows for t in tables] == [2, 0, 2]
+    assert tables[2].column(0).to_pylist() == [3, 4]

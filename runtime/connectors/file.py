@@ -24,6 +24,7 @@ from geaflow_sql.core.config import Config
 from geaflow_sql.core.errors import ConfigError, DataError
 from runtime.context import RuntimeContext
 from runtime.expressions import cast_as, spark_ident
+from runtime.held import local_frame
 from runtime.spark_adapter import collects_locally, is_connect
 
 from .base import Connector, ReadRequest, WriteRequest
@@ -419,7 +420,21 @@ def lines_frame(
     """A stream's text lines (one row each, ``source`` naming them in errors)
     as the table's rows c0..cN, parsed and checked as a text file's are."""
     rows = [(source, k, line) for k, line in enumerate(lines)]
-    return _parsed_lines(ctx, table, options, rows, "file string, line_no int, line string")
+    return _parsed_lines(ctx, table, options, rows)
+
+
+def _line_schema(keep_position: bool) -> Any:
+    """The Spark schema of the rows ``_parsed_lines`` parses."""
+    from pyspark.sql import types as ST
+
+    fields = [
+        ST.StructField("file", ST.StringType()),
+        ST.StructField("line_no", ST.IntegerType()),
+        ST.StructField("line", ST.StringType()),
+    ]
+    if keep_position:
+        fields += [ST.StructField("__block", ST.LongType()), ST.StructField("__seq", ST.LongType())]
+    return ST.StructType(fields)
 
 
 def _parsed_lines(
@@ -427,13 +442,13 @@ def _parsed_lines(
     table: TableInfo,
     options: dict[str, Any],
     rows: list[tuple[Any, ...]],
-    schema: str,
     keep_position: bool = False,
 ) -> Any:
     """Rows of a line (``file``, ``line_no``, ``line``, and with
-    ``keep_position`` ``__block`` and ``__seq``) made on the driver, split
-    into fields and parsed as a text file's lines are (``parse``)."""
-    df = ctx.spark.createDataFrame(rows, schema).selectExpr(
+    ``keep_position`` ``__block`` and ``__seq``) made on the driver (a local
+    relation: ``local_frame``), split into fields and parsed as a text
+    file's lines are (``parse``)."""
+    df = local_frame(ctx.spark, rows, _line_schema(keep_position)).selectExpr(
         "*", f"{fields_of('line', options)} AS __fields"
     )
     req = ReadRequest(table, options, tuple(range(len(table.columns))))
@@ -455,8 +470,7 @@ def parse_windows(
     rows = [
         (source, k, line, w, k) for w, lines in enumerate(windows) for k, line in enumerate(lines)
     ]
-    schema = "file string, line_no int, line string, __block long, __seq long"
-    parsed = _parsed_lines(ctx, table, options, rows, schema, keep_position=True)
+    parsed = _parsed_lines(ctx, table, options, rows, keep_position=True)
     names = [f"c{i}" for i in range(len(table.columns))]
     rows = parsed.toArrow()
     tables = [
