@@ -38,6 +38,7 @@ import numpy as np
 
 from geaflow_sql.core.errors import ExecutionError
 from planner.algorithms import builtin_signature
+from runtime.held import local_frame
 
 from ..base import AlgorithmGraph, CallContext
 from ..builtin import BuiltinAlgorithm
@@ -79,14 +80,14 @@ class IncMinimumSpanningTree(BuiltinAlgorithm):
         spark = graph.vertices.sparkSession
         if options_of(ctx).max_iterations < SUPERSTEPS:
             # The proposals are spent: GeaFlow never gets to record them.
-            return spark.createDataFrame([], schema)
+            return local_frame(spark, [], schema)
         if accepted.missing.any():
             raise ExecutionError(_null_weight_message(self.name))
         new = book.record(accepted.src, _java_double_bits(accepted.weight))
         ids = [s for s, keep in zip(accepted.src, new.tolist(), strict=True) if keep]
         # Python floats keep NaN and -0.0 as they are (a pandas frame would turn NaN into null).
         rows = list(zip(ids, ids, accepted.weight[new].tolist(), strict=True))
-        return spark.createDataFrame(rows, schema)
+        return local_frame(spark, rows, schema)
 
     def local(self, g: LocalGraph, p: dict[str, Any], max_iterations: int) -> list[np.ndarray]:
         accepted = (
