@@ -320,7 +320,10 @@ def keep_class_lookups(spark: Any) -> None:
         return
     from py4j.java_gateway import JVMView
 
-    jvm = spark.sparkContext._jvm  # noqa: SLF001 - the one allowed place
+    try:
+        jvm = spark.sparkContext._jvm  # noqa: SLF001 - the one allowed place
+    except Exception:  # (a stopped session, or a stand-in: only a saving is lost)
+        return
     view = _kept_classes_view()
     if isinstance(jvm, JVMView) and not isinstance(jvm, view):
         jvm.__class__ = view
