@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import Any, Protocol
 
 from geaflow_sql.core.catalog import Catalog, GraphInfo
-from geaflow_sql.core.config import PERSISTENT_ROOT, RESOURCE_ROOT, Config
+from geaflow_sql.core.config import LOCAL_QUERY_MAX_BYTES, PERSISTENT_ROOT, RESOURCE_ROOT, Config
 
 from .connectors.text_format import observed_bad_rows
 
@@ -67,6 +67,12 @@ class RuntimeContext:
             counts[table] = counts.get(table, 0) + observed_bad_rows(observation)
         self.bad_row_observations.clear()
         return counts
+
+    @property
+    def local_bytes(self) -> int:
+        """The most bytes a statement's inputs may hold for the driver to read
+        them whole (``LOCAL_QUERY_MAX_BYTES``)."""
+        return self.config.get_int(LOCAL_QUERY_MAX_BYTES)
 
     def resource_root(self) -> str:
         root = self.config.get_str(RESOURCE_ROOT)

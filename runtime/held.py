@@ -9,6 +9,7 @@ driver (``runtime.local``; a table the driver writes) skip Spark altogether.
 from __future__ import annotations
 
 import weakref
+from collections.abc import Sequence
 from typing import Any
 
 _ROWS: weakref.WeakKeyDictionary[Any, Any] = weakref.WeakKeyDictionary()
@@ -37,19 +38,29 @@ def local_frame(spark: Any, rows: list[tuple[Any, ...]], schema: Any) -> Any:
 
     if is_connect(spark):
         return spark.createDataFrame(rows, schema)
+    columns = list(zip(*rows, strict=True)) if rows else [() for _ in schema.fields]
+    table = arrow_table(columns, schema)
+    if table is None:
+        return spark.createDataFrame(rows, schema)
+    return spark.createDataFrame(table, schema)
+
+
+def arrow_table(columns: Sequence[Sequence[Any]], schema: Any) -> Any | None:
+    """An Arrow table of ``columns`` (one sequence of Python values per field
+    of the Spark ``schema``) typed as the schema says, or None when Arrow will
+    not take a value as that type (the caller then hands the values to Spark
+    to convert)."""
     import pyarrow as pa
     from pyspark.sql.pandas.types import to_arrow_schema
 
     try:
         arrow_schema = to_arrow_schema(schema)
-        columns = list(zip(*rows, strict=True)) if rows else [() for _ in schema.fields]
-        table = pa.Table.from_arrays(
+        return pa.Table.from_arrays(
             [pa.array(list(c), type=f.type) for c, f in zip(columns, arrow_schema, strict=True)],
             schema=arrow_schema,
         )
     except (TypeError, ValueError, NotImplementedError, pa.ArrowException):
-        return spark.createDataFrame(rows, schema)
-    return spark.createDataFrame(table, schema)
+        return None
 
 
 def hold(df: Any, rows: Any) -> Any:

@@ -71,3 +71,49 @@ def test_a_class_pyspark_looks_up_by_name_is_found_once_per_jvm(spark):
         assert str(jvm.java.lang.Integer.toString(7)) == "7"
     finally:
         del jvm._gateway_client.send_command  # the instance's own, back to the class's
+
+
+def _member_lookups(jvm) -> list[str]:
+    """``class.member`` names the JVM is asked to tell (a method, a field or
+    a class) from now on, recorded on ``jvm``'s gateway client."""
+    from py4j import protocol
+
+    client = jvm._gateway_client  # noqa: SLF001 - counting the commands sent
+    asked: list[str] = []
+    send = client.send_command
+
+    def counting(command, *args, **kwargs):
+        prefix = protocol.REFLECTION_COMMAND_NAME + protocol.REFL_GET_MEMBER_SUB_COMMAND_NAME
+        if command.startswith(prefix):
+            fqn, member = command[len(prefix) :].split("\n")[:2]
+            asked.append(f"{fqn.rsplit('.', 1)[-1]}.{member}")
+        return send(command, *args, **kwargs)
+
+    client.send_command = counting
+    return asked
+
+
+def test_a_kept_class_keeps_its_methods_and_asks_for_its_fields_each_time(spark):
+    from pyspark.sql import functions as F
+
+    jvm = spark.sparkContext._jvm  # noqa: SLF001
+    asked = _member_lookups(jvm)
+    try:
+        df = spark.range(4).select(F.col("id"), F.expr("id * 3 AS t")).where(F.col("t") > 2)
+        assert sorted(r.id for r in df.collect()) == [1, 2, 3]
+        asked.clear()
+        df = spark.range(4).select(F.col("id"), F.expr("id * 5 AS t")).where(F.col("t") > 5)
+        assert sorted(r.id for r in df.collect()) == [2, 3]
+        # (the same calls again: no method asked for again)
+        assert asked == [], asked
+        assert str(jvm.Long.toHexString(255)) == "ff"
+        first = list(asked)  # (asked once, unless an earlier test asked already)
+        assert first in ([], ["Long.toHexString"]), first
+        assert str(jvm.Long.toHexString(16)) == "10"
+        assert asked == first, asked
+        # a static field's value is read from the JVM each time
+        assert jvm.Long.SIZE == 64
+        assert jvm.Long.SIZE == 64
+        assert asked == [*first, "Long.SIZE", "Long.SIZE"], asked
+    finally:
+        del jvm._gateway_client.send_command  # the instance's own, back to the class's

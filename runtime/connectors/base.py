@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from geaflow_sql.core.catalog import TableInfo
-from geaflow_sql.core.config import LOCAL_QUERY_MAX_BYTES, TIME_WINDOW_SIZE, WINDOW_SIZE
+from geaflow_sql.core.config import TIME_WINDOW_SIZE, WINDOW_SIZE
 from geaflow_sql.core.errors import ConfigError
 from runtime.context import RuntimeContext
 from runtime.held import from_rows
@@ -224,7 +224,7 @@ class ReplayableSource(WindowSource):
         except Exception:  # noqa: BLE001 - the numbered read reports it
             return False
         size = SCANS.size_of(self.ctx.spark, scan)
-        return size is not None and size <= self.ctx.config.get_int(LOCAL_QUERY_MAX_BYTES)
+        return size is not None and size <= self.ctx.local_bytes
 
     def has_window(self, i: int) -> bool:
         if self.size <= 0:

@@ -25,7 +25,7 @@ from geaflow_sql.core.errors import ConfigError, DataError
 from runtime.context import RuntimeContext
 from runtime.expressions import cast_as, spark_ident
 from runtime.held import local_frame
-from runtime.spark_adapter import collects_locally, is_connect
+from runtime.spark_adapter import collects_locally, is_connect, select_sql
 
 from .base import Connector, ReadRequest, WriteRequest
 from .scan_cache import SCANS
@@ -246,7 +246,7 @@ class FileConnector(Connector):
                 checked = checked.selectExpr("*", *step)
         else:
             # One projection, later items naming earlier ones (lateral aliases).
-            checked = lines.selectExpr(*[item for step in steps for item in step])
+            checked = select_sql(lines, [item for step in steps for item in step])
         # The message a failing row raises (the runtime makes it a DataError).
         row = _row_text(req.table)
         where = (
@@ -321,7 +321,7 @@ class FileConnector(Connector):
             src = names.get(column.name.lower())
             cols.append(cast_as(src, T.spark_sql_type(column.type), f"c{out_idx}"))
         if not checks:
-            return df.selectExpr(*cols)
+            return select_sql(df, cols)
         record = spark_ident(BAD_RECORD)
         # Spark refuses a scan that reads the record column alone (as
         # ``count(*)`` would once the optimizer drops the unused columns), so
@@ -329,12 +329,15 @@ class FileConnector(Connector):
         # (no text has a negative length) and that the optimizer cannot fold.
         first = spark_ident(req.table.columns[0].name)
         never = f"coalesce(length(CAST({first} AS STRING)) < 0, false)"
-        checked = df.selectExpr(
-            *cols,
-            f"{record} IS NOT NULL OR {never} AS __bad",
-            "false AS __blank",
-            "input_file_name() AS file",
-            f"{record} AS line",
+        checked = select_sql(
+            df,
+            [
+                *cols,
+                f"{record} IS NOT NULL OR {never} AS __bad",
+                "false AS __blank",
+                "input_file_name() AS file",
+                f"{record} AS line",
+            ],
         )
         shown = (
             "CASE WHEN length(line) > 200 THEN concat(substring(line, 1, 200), '...') ELSE line END"
@@ -343,7 +346,7 @@ class FileConnector(Connector):
         control = sql_string("[\\x00-\\x1f\\x7f]")
         where = f"concat('in ', file, {what}, regexp_replace({shown}, {control}, '?'))"
         kept = self._check_rows(ctx, req, checked, where)
-        return kept.selectExpr(*[f"c{i}" for i in range(len(cols))])
+        return select_sql(kept, [f"c{i}" for i in range(len(cols))])
 
     def numbered_rows(self, ctx: RuntimeContext, req: ReadRequest) -> Any:
         """Rows in file and line order, numbered (text files; other formats in

@@ -6,7 +6,6 @@ from __future__ import annotations
 from typing import Any
 
 from geaflow_sql.core.catalog import TableInfo
-from geaflow_sql.core.config import LOCAL_QUERY_MAX_BYTES
 from geaflow_sql.core.errors import UnsupportedError
 from runtime.context import RuntimeContext
 from runtime.held import from_rows
@@ -73,7 +72,7 @@ class LineWindows(WindowSource):
         if not self.holding or not missing:
             return
         self.text_bytes += sum(len(ln) + 1 for lines in missing for ln in lines)
-        if self.text_bytes > self.ctx.config.get_int(LOCAL_QUERY_MAX_BYTES):
+        if self.text_bytes > self.ctx.local_bytes:
             # Too much text for the driver: these windows and later ones are
             # parsed on Spark; what was held goes.
             self.holding = False

@@ -162,7 +162,7 @@ def _inputs(env: Env, sizes: dict[int, int]) -> Inputs:
 
     def copy_if_small(scan: Any) -> Any:
         """A kept scan's Arrow copy, when it is small enough to be read here."""
-        return small_copy(spark, scan, env.ctx.config.get_int(LOCAL_QUERY_MAX_BYTES))
+        return small_copy(spark, scan, env.ctx.local_bytes)
 
     def inputs(key: Any) -> tuple[Any, list[str], list[Any]]:
         if isinstance(key, TableScan):
@@ -212,7 +212,7 @@ def _held(
     if isinstance(store, MemoryStore):
         parts = store.local_parts(env, label, is_vertex)
     elif isinstance(store, PersistentStore):
-        limit = env.ctx.config.get_int(LOCAL_QUERY_MAX_BYTES)
+        limit = env.ctx.local_bytes
         parts = store.local_parts(env, label, is_vertex, limit)
     if parts is None:
         raise NotLocal(f"label {label}, whose rows are neither a kept table scan nor held")

@@ -22,7 +22,7 @@ from runtime.env import Env
 from runtime.expressions import cast_as, cast_column, spark_ident, spark_sql
 from runtime.held import hold, local_frame, rows_of
 from runtime.operators import both_ways
-from runtime.spark_adapter import fits_broadcast
+from runtime.spark_adapter import fits_broadcast, select_sql
 from runtime.stores.written import written_held, written_since
 
 
@@ -178,17 +178,17 @@ def edge_match(env: Env, node: EdgeMatch, inputs: list[Any]) -> Any:
     )
     if not node.is_loop:
         expanded = path.join(edges, F.expr(f"c{node.source}.`~id` = e.`~src`"), "inner")
-        ends = expanded.selectExpr(*names, "e AS __edge", "e.`~dst` AS __at")
+        ends = select_sql(expanded, [*names, "e AS __edge", "e.`~dst` AS __at"])
     else:
         ends = _loop(env, node, path, edges, names)
     # A run that keeps its elements: its edges and the vertices between them.
     run = [f"__redges AS c{n + 1}", f"__rverts AS c{n + 2}"] if node.keep_run else []
     target = node.target_index
     if node.edge_only:
-        return ends.selectExpr(*names, f"__edge AS c{n}")
+        return select_sql(ends, [*names, f"__edge AS c{n}"])
     if node.target_bound is not None:
         out = ends.where(f"__at = c{node.target_bound}.`~id`")
-        return out.selectExpr(*names, f"__edge AS c{n}", *run)
+        return select_sql(out, [*names, f"__edge AS c{n}", *run])
     vertices = _filtered(
         vertex_values(env, node.graph, node.target_labels, node.vertex_type),
         "v",
@@ -197,7 +197,7 @@ def edge_match(env: Env, node: EdgeMatch, inputs: list[Any]) -> Any:
     if not node.is_loop:
         joined = _target_first(path, edges, vertices, node, n)
         if joined is not None:
-            return joined.selectExpr(*names, f"e AS c{n}", f"v AS c{n + 1}")
+            return select_sql(joined, [*names, f"e AS c{n}", f"v AS c{n + 1}"])
     meets = "__at = v.`~id`"
     if node.is_loop:
         # A run of no hops ends at its start vertex itself (not at another
@@ -214,7 +214,7 @@ def edge_match(env: Env, node: EdgeMatch, inputs: list[Any]) -> Any:
             hopped = f"({hopped} OR {start})"
         meets = f"{meets} AND {hopped}"
     joined = ends.join(vertices, F.expr(meets), "inner")
-    return joined.selectExpr(*names, f"__edge AS c{n}", *run, f"v AS c{target}")
+    return select_sql(joined, [*names, f"__edge AS c{n}", *run, f"v AS c{target}"])
 
 
 def _target_first(path: Any, edges: Any, vertices: Any, node: EdgeMatch, n: int) -> Any | None:
@@ -508,11 +508,12 @@ def _walks_joined(path: Any, levels: list[Any], node: EdgeMatch, names: list[str
 def graph_label_scan(env: Env, node: GraphLabelScan, inputs: list[Any]) -> Any:
     df = env.graph_frame(node.graph, node.label, node.is_vertex)
     cols = df.columns
-    return df.selectExpr(
-        *[
+    return select_sql(
+        df,
+        [
             cast_as(_find(cols, f.name), T.spark_sql_type(f.type), f"c{i}")
             for i, f in enumerate(node.fields_)
-        ]
+        ],
     )
 
 

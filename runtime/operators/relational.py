@@ -32,6 +32,7 @@ from runtime.expressions import column, spark_sql
 from runtime.held import local_frame
 from runtime.operators.exact_sum import exact_avg_sql, exact_sum_sql, helper_columns
 from runtime.operators.literal_rows import python_rows, spark_schema
+from runtime.spark_adapter import select_sql
 
 
 def table_scan(env: Env, node: TableScan, inputs: list[Any]) -> Any:
@@ -43,7 +44,7 @@ def table_scan(env: Env, node: TableScan, inputs: list[Any]) -> Any:
     window_df = env.reads.table_rows(table)
     if window_df is not None:
         # Windowed job: the rows of this round (all table columns, c0..cN).
-        df = window_df.selectExpr(*[f"c{p} AS c{i}" for i, p in enumerate(projection)])
+        df = select_sql(window_df, [f"c{p} AS c{i}" for i, p in enumerate(projection)])
     else:
         df = connector_for(table).read(env.ctx, ReadRequest(table, options, tuple(projection)))
     for f in node.filters:
@@ -88,7 +89,7 @@ def values(env: Env, node: Values, inputs: list[Any]) -> Any:
 def project(env: Env, node: Project, inputs: list[Any]) -> Any:
     df = inputs[0]
     # One SQL projection (a Column per expression costs round trips each).
-    return df.selectExpr(*[f"{spark_sql(e)} AS c{i}" for i, e in enumerate(node.exprs)])
+    return select_sql(df, [f"{spark_sql(e)} AS c{i}" for i, e in enumerate(node.exprs)])
 
 
 def filter_(env: Env, node: Filter, inputs: list[Any]) -> Any:
@@ -197,14 +198,14 @@ def aggregate(env: Env, node: Aggregate, inputs: list[Any]) -> Any:
     if not node.calls:
         if not k:
             return df.limit(1).select()
-        return df.selectExpr(*[f"c{g} AS c{i}" for i, g in enumerate(node.group)]).distinct()
+        return select_sql(df, [f"c{g} AS c{i}" for i, g in enumerate(node.group)]).distinct()
     exact_sums = env.ctx.config.get_bool(EXACT_DOUBLE_SUM)
     exact = sorted({c.args[0] for c in node.calls if exact_sum_applies(c, in_types, exact_sums)})
     if exact:
         # What an exact sum of doubles adds up, computed once a row.
         steps = [helper_columns(f"CAST(c{a} AS DOUBLE)", f"__x{a}") for a in exact]
         for n in range(len(steps[0])):
-            df = df.selectExpr("*", *[item for s in steps for item in s[n]])
+            df = select_sql(df, ["*", *[item for s in steps for item in s[n]]])
     if all(c.user_function is None for c in node.calls):
         # One aggregation whose output is already c0..cN.  (Input columns keep
         # their names inside the aggregates: they resolve against the input,
@@ -244,9 +245,12 @@ def aggregate(env: Env, node: Aggregate, inputs: list[Any]) -> Any:
             grouped = grouped.join(renamed, F.expr(same), "inner")
     else:
         grouped = _global_aggregate(df, node, builtin, user)
-    return grouped.selectExpr(
-        *[f"__k{i} AS c{i}" for i in range(k)],
-        *[f"{_as_call_type(f'__a{i}', c)} AS c{k + i}" for i, c in enumerate(node.calls)],
+    return select_sql(
+        grouped,
+        [
+            *[f"__k{i} AS c{i}" for i in range(k)],
+            *[f"{_as_call_type(f'__a{i}', c)} AS c{k + i}" for i, c in enumerate(node.calls)],
+        ],
     )
 
 

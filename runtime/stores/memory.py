@@ -15,7 +15,7 @@ from typing import Any
 
 from geaflow_sql.core import types as T
 from geaflow_sql.core.catalog import GraphInfo
-from geaflow_sql.core.config import LOCAL_QUERY_MAX_BYTES, table_options
+from geaflow_sql.core.config import table_options
 from geaflow_sql.core.errors import CatalogError
 from runtime.connectors.base import ReadRequest
 from runtime.connectors.registry import connector_for
@@ -24,6 +24,7 @@ from runtime.connectors.scan_copies import small_copy
 from runtime.env import Env
 from runtime.expressions import spark_ident
 from runtime.held import from_rows, local_frame
+from runtime.spark_adapter import select_sql
 
 from .arrow_parts import (
     ORDER_COLUMNS,
@@ -52,7 +53,7 @@ def fresh_columns(df: Any, names: list[str]) -> Any:
     of a join (a pattern that joins a label to itself) needs distinct columns."""
     # One SQL projection: a Column per name would be py4j round trips each.
     quoted = [f"`{n.replace('`', '``')}`" for n in names]
-    return df.selectExpr(*[f"{q} AS {q}" for q in quoted])
+    return select_sql(df, [f"{q} AS {q}" for q in quoted])
 
 
 def empty_frame(spark: Any, info: Any) -> Any:
@@ -116,10 +117,7 @@ def ids_known_unique(
     with _UNIQUE_LOCK:
         known = _UNIQUE_IDS.get(scan, {}).get(column)
     if known is None:
-        if arrow is None:
-            rows = small_copy(env.spark, scan, env.ctx.config.get_int(LOCAL_QUERY_MAX_BYTES))
-        else:
-            rows = arrow(scan)
+        rows = small_copy(env.spark, scan, env.ctx.local_bytes) if arrow is None else arrow(scan)
         if rows is not None and _counts_as_spark_groups(rows.column(column).type):
             known = _each_once(rows.column(column))
         if known is None:
@@ -193,9 +191,9 @@ def table_frame(env: Env, graph: GraphInfo, info: Any) -> Any:
         # local relation): a MATCH reads the label once per hop, and each
         # read of the files would parse and check every line again, in a plan
         # Spark analyses, optimizes and ships with every task.
-        rows = small_copy(env.spark, scan, env.ctx.config.get_int(LOCAL_QUERY_MAX_BYTES))
+        rows = small_copy(env.spark, scan, env.ctx.local_bytes)
         source = scan if rows is None else from_rows(env.spark, rows, scan.schema)
-        return source.selectExpr(*[f"c{i} AS {spark_ident(n)}" for i, n in enumerate(names)])
+        return select_sql(source, [f"c{i} AS {spark_ident(n)}" for i, n in enumerate(names)])
 
     return env.ctx.stores.frames.get((scan,), ("named", tuple(names)), named)
 

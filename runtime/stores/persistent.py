@@ -26,7 +26,6 @@ from pathlib import Path
 from typing import Any
 
 from geaflow_sql.core.catalog import GraphInfo
-from geaflow_sql.core.config import LOCAL_QUERY_MAX_BYTES
 from geaflow_sql.core.errors import ExecutionError
 from runtime.env import Env
 from runtime.expressions import cast_as
@@ -280,7 +279,7 @@ class PersistentStore:
         if not parts:
             return empty_frame(spark, info)
         key = _label_key(info.label, is_vertex)
-        limit = env.ctx.config.get_int(LOCAL_QUERY_MAX_BYTES)
+        limit = env.ctx.local_bytes
         try:
             held = self._held(info.label, is_vertex, {"labels": {key: parts}}, limit)
         except FileNotFoundError:  # a part with no file: Spark's read reports it

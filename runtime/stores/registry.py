@@ -22,6 +22,7 @@ from runtime.context import RuntimeContext
 from runtime.env import Env
 from runtime.expressions import spark_ident
 from runtime.reads import graph_key
+from runtime.spark_adapter import select_sql
 
 from .frame_memo import FrameMemo
 from .memory import MemoryStore
@@ -87,7 +88,7 @@ class GraphStores:
                         if in_types[idx].name == "VARCHAR" and column.type.name != "VARCHAR":
                             value = f"trim({value})"
                         cols.append(f"CAST({value} AS {spark_type}) AS {spark_ident(name)}")
-                out = df.selectExpr(*cols)
+                out = select_sql(df, cols)
                 keys = [f"{spark_ident(k)} IS NOT NULL" for k in _key_fields(w, info)]
                 if keys:
                     out = out.where(" AND ".join(keys))

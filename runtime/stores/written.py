@@ -14,7 +14,6 @@ from __future__ import annotations
 from typing import Any
 
 from geaflow_sql.core.catalog import GraphInfo
-from geaflow_sql.core.config import LOCAL_QUERY_MAX_BYTES
 from runtime.env import Env
 
 from .memory import empty_frame
@@ -58,7 +57,7 @@ def written_held(env: Env, graph: GraphInfo, version: int, id_type: Any) -> Any 
     store = env.ctx.stores.store(env.ctx, graph)
     if not hasattr(store, "held_since"):
         return None
-    limit = env.ctx.config.get_int(LOCAL_QUERY_MAX_BYTES)
+    limit = env.ctx.local_bytes
     id_arrow = to_arrow_type(T.to_spark_type(id_type))
     frames = []
     for infos, is_vertex in ((graph.vertices, True), (graph.edges, False)):

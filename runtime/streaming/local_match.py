@@ -40,7 +40,6 @@ from __future__ import annotations
 from typing import Any
 
 from geaflow_sql.core import types as T
-from geaflow_sql.core.config import LOCAL_QUERY_MAX_BYTES
 from planner.logical import LogicalNode, walk
 from runtime.env import Env
 from runtime.local.inputs import HeldRows
@@ -126,7 +125,7 @@ class HeldVersions:
         self.graph = graph
         self.old = old
         self.new = new
-        self.limit = env.ctx.config.get_int(LOCAL_QUERY_MAX_BYTES)
+        self.limit = env.ctx.local_bytes
         self.store = env.ctx.stores.store(env.ctx, graph)
         # The graph's vertex id type (each label's is it or narrower), in Arrow.
         self.id_type = arrow_type(graph.vertex_type().field_type(T.VERTEX_ID_FIELD))

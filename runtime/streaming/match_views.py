@@ -8,7 +8,6 @@ import weakref
 from typing import Any
 
 from geaflow_sql.core import types as T
-from geaflow_sql.core.config import LOCAL_QUERY_MAX_BYTES
 from planner.graph_nodes import EdgeMatch
 from runtime.env import Env
 from runtime.evaluator import evaluate
@@ -187,7 +186,7 @@ def neighbourhood(views: Views, labels: tuple[str, ...], seeds: Any, radius: int
     import pyarrow as pa
     import pyarrow.compute as pc
 
-    limit = views.env.ctx.config.get_int(LOCAL_QUERY_MAX_BYTES)
+    limit = views.env.ctx.local_bytes
     vertices: int | None = None  # counted once, when first needed
 
     def most_of_the_graph(ids: Any) -> bool:

@@ -15,7 +15,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from runtime.held import from_rows
+from runtime.held import arrow_table, from_rows
 
 from ..base import AlgorithmGraph
 from ..builtin import BuiltinAlgorithm
@@ -169,21 +169,13 @@ def gather(
 
 def output_frame(graph: AlgorithmGraph, algorithm: BuiltinAlgorithm, columns: list[Any]) -> Any:
     """A DataFrame c0..cN of the algorithm's schema from driver-side columns."""
-    import pyarrow as pa
-    from pyspark.sql.pandas.types import to_arrow_type
-
     schema = algorithm.spark_schema(graph.id_type)
     spark = graph.spark if graph.spark is not None else graph.vertices.sparkSession
-    try:
-        # As Arrow: one batch to the JVM, not a Python object per value.
-        arrays = [
-            pa.array(list(col), type=to_arrow_type(f.dataType))
-            for col, f in zip(columns, schema.fields, strict=True)
-        ]
-        rows = pa.Table.from_arrays(arrays, names=schema.names)
+    # As Arrow: one batch to the JVM, not a Python object per value.
+    rows = arrow_table(columns, schema)
+    if rows is not None:
         return from_rows(spark, rows, schema)
-    except (pa.ArrowInvalid, pa.ArrowTypeError, TypeError):
-        pass  # values Arrow will not take as typed: Spark converts them
+    # Values Arrow will not take as typed: Spark converts them.
     pdf = pd.DataFrame({f"c{i}": pd.Series(col, dtype=object) for i, col in enumerate(columns)})
     if pdf.empty:
         return spark.createDataFrame([], schema)
