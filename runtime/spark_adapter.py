@@ -830,6 +830,32 @@ def loosened(dtype: Any) -> Any:
     return dtype
 
 
+def checkpoint_counting(df: Any, **counts: str) -> tuple[Any, dict[str, int]]:
+    """``df`` checkpointed on the executors (``localCheckpoint``, eager), and
+    the value of each SQL aggregate text of ``counts`` (``count(1)``,
+    ``count_if(...)``) over its rows, by name.
+
+    The aggregates are observed by the checkpoint's own job (a Spark
+    Observation), not computed by a job each: an iteration that checkpoints a
+    level and counts what it holds runs one job for both.  Spark Connect
+    reports no observed metrics for a checkpoint; there the counts take one
+    more job, over the checkpointed rows."""
+    import uuid
+
+    from pyspark.sql import Observation
+    from pyspark.sql import functions as F
+
+    if is_connect(df.sparkSession):
+        kept = df.localCheckpoint(eager=True)
+        row = kept.selectExpr(*[f"{sql} AS {name}" for name, sql in counts.items()]).first()
+        return kept, {name: int(row[name] or 0) for name in counts}
+    observed = Observation(f"geaflow_counts_{uuid.uuid4().hex[:12]}")
+    aggregates = [F.expr(sql).alias(name) for name, sql in counts.items()]
+    kept = df.observe(observed, *aggregates).localCheckpoint(eager=True)
+    values = observed.get
+    return kept, {name: int(values.get(name) or 0) for name in counts}
+
+
 def estimated_bytes(df: Any) -> int | None:
     """Spark's estimate of a frame's size (its optimized plan's statistics:
     file sizes scaled to the columns read, exact for local rows), or None

@@ -32,6 +32,7 @@ from typing import Any
 
 from planner.graph_nodes import EdgeMatch
 from runtime.env import Env
+from runtime.spark_adapter import checkpoint_counting
 
 
 def pairs_to_meet(needs: Any) -> int:
@@ -59,7 +60,9 @@ class _Side:
     (``__from`` or ``__to``), whether it walks edges as they point, its
     levels' (key, vertex) pairs met so far, its last level, that level's
     number of edges (``depth``) and the number of its walks that may go on
-    for a pair still searched (``frontier``)."""
+    (``frontier``: counted as the level was made, so a walk whose pair met
+    in that round still counts; it is the side's size to the choice of which
+    side grows, and 0 when the side can grow no further)."""
 
     key: str
     forward: bool
@@ -113,10 +116,12 @@ def search_both_ways(
         # (the end of a run walked as written passes the body, or no walk
         # ends there: its pairs are not searched)
         needs = needs.join(ids.select("__vid"), F.expr("__at = __vid"), "left_semi")
-        needs = needs.localCheckpoint(eager=True)
-        pairs = needs.count()
-    starts = level0("__from", "__from", needs).localCheckpoint(eager=True)
-    ends = level0("__to", "__at", needs).localCheckpoint(eager=True)
+        needs, counted = checkpoint_counting(needs, pairs="count(1)")
+        pairs = counted["pairs"]
+    # (every walk of no edges may go on, and every start and end is of a pair
+    # still searched: each side's first frontier is its level's rows)
+    starts, first = checkpoint_counting(level0("__from", "__from", needs), walks="count(1)")
+    ends, last = checkpoint_counting(level0("__to", "__at", needs), walks="count(1)")
     # (a run that may have no edges reaches its own start first, at no edges)
     zero = node.min_hops == 0
     state: dict[str, Any] = {
@@ -130,14 +135,16 @@ def search_both_ways(
         alive = state["needs"].select(key).distinct()
         return level.where("__hops = 0 OR __ok").join(alive, key, "left_semi")
 
-    def counted(side: _Side) -> _Side:
-        return replace(side, frontier=may_go_on(side.key, side.last).count())
-
-    state["fwd"] = counted(
-        _Side("__from", True, (starts.select("__from", "__at"),) if zero else (), starts, 0, 0)
+    state["fwd"] = _Side(
+        "__from",
+        True,
+        (starts.select("__from", "__at"),) if zero else (),
+        starts,
+        0,
+        first["walks"],
     )
-    state["bwd"] = counted(
-        _Side("__to", False, (ends.select("__to", "__at"),) if zero else (), ends, 0, 0)
+    state["bwd"] = _Side(
+        "__to", False, (ends.select("__to", "__at"),) if zero else (), ends, 0, last["walks"]
     )
     found: list[Any] = []
 
@@ -175,14 +182,19 @@ def search_both_ways(
         if node.first_reach == "ANY":
             reached = reached.dropDuplicates([side.key, "__at"])
         marks = ids.selectExpr("__vid", *(["__atv"] if keep else []))
-        level = (
+        # (its frontier: the walks whose vertex passes the body, counted by
+        # the level's own job whether or not their pair meets this round; a
+        # pair that meets drops out of the next growth, see may_go_on)
+        level, counted = checkpoint_counting(
             reached.join(marks, F.expr("__at = __vid"), "left")
             .selectExpr("*", "__vid IS NOT NULL AS __ok")
-            .drop("__vid")
-            .localCheckpoint(eager=True)
+            .drop("__vid"),
+            frontier="count_if(__ok)",
         )
         met = (*side.met, level.select(side.key, "__at"))
-        return replace(side, met=met, last=level, depth=side.depth + 1, frontier=0)
+        return replace(
+            side, met=met, last=level, depth=side.depth + 1, frontier=counted["frontier"]
+        )
 
     def meet(fwd: _Side, bwd: _Side) -> Any:
         """The walks of the pairs still searched that the two last levels
@@ -230,18 +242,13 @@ def search_both_ways(
         fwd, bwd = (grown, bwd) if grown.forward else (fwd, grown)
         walks = meet(fwd, bwd).localCheckpoint(eager=True)
         found.append(walks)
-        met = walks.select("__from", "__at").distinct().count()
-        if met:
-            # (a round that met no pair leaves the pairs as they were)
-            pairs = walks.selectExpr("__from", "__at AS __to")
-            state["needs"] = (
-                state["needs"]
-                .join(pairs, ["__from", "__to"], "left_anti")
-                .localCheckpoint(eager=True)
-            )
-            state["left"] -= met
-        # (counted for the pairs still searched)
-        state["fwd" if grown.forward else "bwd"] = grown = counted(grown)
+        # The pairs still searched, and how many (one job for both).
+        pairs = walks.selectExpr("__from", "__at AS __to")
+        state["needs"], counted = checkpoint_counting(
+            state["needs"].join(pairs, ["__from", "__to"], "left_anti"), left="count(1)"
+        )
+        state["left"] = counted["left"]
+        state["fwd" if grown.forward else "bwd"] = grown
         depth = fwd.depth + bwd.depth
         # (the other side's frontier is not empty, or the search had ended)
         more = depth < node.max_hops and grown.frontier > 0 and state["left"] > 0

@@ -22,7 +22,7 @@ from runtime.env import Env
 from runtime.expressions import cast_as, cast_column, spark_ident, spark_sql
 from runtime.held import hold, local_frame, rows_of
 from runtime.operators import both_ways
-from runtime.spark_adapter import fits_broadcast, select_sql
+from runtime.spark_adapter import checkpoint_counting, fits_broadcast, select_sql
 from runtime.stores.written import written_held, written_since
 
 
@@ -373,7 +373,8 @@ def _loop(env: Env, node: EdgeMatch, path: Any, edges: Any, names: list[str]) ->
             reached = reached.join(earlier, ["__from", "__at"], "left_anti")
         if node.first_reach == "ANY":
             reached = reached.dropDuplicates(["__from", "__at"])
-        reached = reached.localCheckpoint(eager=True)
+        reached, counted = checkpoint_counting(reached, rows="count(1)")
+        state["reached"] = counted["rows"]
         met.append(reached.select("__from", "__at"))
         return reached
 
@@ -398,7 +399,8 @@ def _loop(env: Env, node: EdgeMatch, path: Any, edges: Any, names: list[str]) ->
             least = F.min("__cost").over(pair)
             reached = reached.withColumn("__least", least).where("__cost = __least")
             reached = reached.drop("__least")
-        reached = reached.localCheckpoint(eager=True)
+        reached, counted = checkpoint_counting(reached, rows="count(1)")
+        state["reached"] = counted["rows"]
         now = reached.select("__from", "__at", "__cost")
         if met:
             now = (
@@ -430,9 +432,8 @@ def _loop(env: Env, node: EdgeMatch, path: Any, edges: Any, names: list[str]) ->
         needs = state.get("needs")
         if node.first_reach is not None:
             reached = first_reached(reached)
-            if needs is None and ends is None:
-                # (nothing new reached: no later round reaches anything)
-                more = more and not reached.isEmpty()
+            # (nothing new reached: no later round reaches anything)
+            more = more and state["reached"] > 0
         meets = F.expr("__at = __vid")
         if node.keep_run:
             passed = reached.join(body_ids, meets, "inner").drop("__vid")
@@ -456,11 +457,19 @@ def _loop(env: Env, node: EdgeMatch, path: Any, edges: Any, names: list[str]) ->
             # (every start reached all its ends, or none walks on)
             more = more and not frontier.isEmpty()
         elif needs is not None:
-            needs = needs.join(reached, ["__from", "__at"], "left_anti").localCheckpoint(eager=True)
+            needs, counted = checkpoint_counting(
+                needs.join(reached, ["__from", "__at"], "left_anti"), left="count(1)"
+            )
             state["needs"] = needs
             frontier = passed.join(needs.select("__from"), "__from", "left_semi")
-            # (no start left with an end to reach, or none that walks on)
-            more = more and not frontier.isEmpty()
+            if node.first_reach is None:
+                # (no start left with an end to reach, or none that walks on)
+                more = more and not frontier.isEmpty()
+            else:
+                # (no start left with an end to reach; when none of those
+                # walks on, the next round reaches nothing new and ends the
+                # search: one job a round fewer than asking each round)
+                more = more and counted["left"] > 0
         state["frontier"] = frontier
         if hop >= node.min_hops:
             levels.append(passed.drop("__atv") if node.via_end else reached)
