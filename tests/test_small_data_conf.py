@@ -26,23 +26,44 @@ def test_the_test_workers_driver_runs_the_quick_tier_and_keeps_the_engines_optio
     assert str(jvm.java.util.TimeZone.getDefault().getID()) == "UTC"
 
 
-def _lookups(jvm) -> list[str]:
-    """The names the JVM is asked to find from now on (py4j's reflection
-    command for an unknown member), recorded on ``jvm``'s gateway client."""
+def _asked(jvm, sub_command: str, name) -> list[str]:
+    """The names asked for by each reflection command of ``sub_command`` sent
+    to the JVM from now on (``name`` reads one from the command's lines),
+    recorded on ``jvm``'s gateway client."""
     from py4j import protocol
 
     client = jvm._gateway_client  # noqa: SLF001 - counting the commands sent
     asked: list[str] = []
     send = client.send_command
+    prefix = protocol.REFLECTION_COMMAND_NAME + sub_command
 
     def counting(command, *args, **kwargs):
-        prefix = protocol.REFLECTION_COMMAND_NAME + protocol.REFL_GET_UNKNOWN_SUB_COMMAND_NAME
         if command.startswith(prefix):
-            asked.append(command[len(prefix) :].split("\n", 1)[0])
+            asked.append(name(command[len(prefix) :].split("\n")))
         return send(command, *args, **kwargs)
 
     client.send_command = counting
     return asked
+
+
+def _lookups(jvm) -> list[str]:
+    """The names the JVM is asked to find (py4j's command for an unknown
+    member: a class, a package)."""
+    from py4j import protocol
+
+    return _asked(jvm, protocol.REFL_GET_UNKNOWN_SUB_COMMAND_NAME, lambda lines: lines[0])
+
+
+def _member_lookups(jvm) -> list[str]:
+    """``Class.member`` names the JVM is asked to tell (a method, a field or
+    an inner class)."""
+    from py4j import protocol
+
+    return _asked(
+        jvm,
+        protocol.REFL_GET_MEMBER_SUB_COMMAND_NAME,
+        lambda lines: f"{lines[0].rsplit('.', 1)[-1]}.{lines[1]}",
+    )
 
 
 def test_a_class_pyspark_looks_up_by_name_is_found_once_per_jvm(spark):
@@ -71,26 +92,6 @@ def test_a_class_pyspark_looks_up_by_name_is_found_once_per_jvm(spark):
         assert str(jvm.java.lang.Integer.toString(7)) == "7"
     finally:
         del jvm._gateway_client.send_command  # the instance's own, back to the class's
-
-
-def _member_lookups(jvm) -> list[str]:
-    """``class.member`` names the JVM is asked to tell (a method, a field or
-    a class) from now on, recorded on ``jvm``'s gateway client."""
-    from py4j import protocol
-
-    client = jvm._gateway_client  # noqa: SLF001 - counting the commands sent
-    asked: list[str] = []
-    send = client.send_command
-
-    def counting(command, *args, **kwargs):
-        prefix = protocol.REFLECTION_COMMAND_NAME + protocol.REFL_GET_MEMBER_SUB_COMMAND_NAME
-        if command.startswith(prefix):
-            fqn, member = command[len(prefix) :].split("\n")[:2]
-            asked.append(f"{fqn.rsplit('.', 1)[-1]}.{member}")
-        return send(command, *args, **kwargs)
-
-    client.send_command = counting
-    return asked
 
 
 def test_a_kept_class_keeps_its_methods_and_asks_for_its_fields_each_time(spark):
