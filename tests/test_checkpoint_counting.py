@@ -19,9 +19,7 @@ def test_counts_are_the_rows_counts_and_the_checkpoint_is_one_job(spark, seed):
     from runtime.spark_adapter import checkpoint_counting
 
     rng = random.Random(seed)
-    rows = [
-        (rng.randint(0, 9), rng.choice([True, False, None])) for _ in range(rng.randint(0, 60))
-    ]
+    rows = [(rng.randint(0, 9), rng.choice([True, False, None])) for _ in range(rng.randint(0, 60))]
     df = spark.createDataFrame(rows, "k int, ok boolean").where(f"k <> {rng.randint(0, 9)}")
     want = [tuple(r) for r in df.collect()]
     before = _jobs(spark)
