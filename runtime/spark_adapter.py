@@ -486,8 +486,9 @@ def is_connect(spark: Any) -> bool:
 # SQL projections handed to the JVM in one piece
 # ---------------------------------------------------------------------------
 
-# Between the texts of one projection (no SQL text holds it: the parser
-# refuses a NUL outside a string literal, and ours write none inside one).
+# Between the texts of one projection: a NUL, which Spark's parser refuses
+# outside a string literal (a text holding one, inside a literal of a
+# user's value, goes PySpark's way: see select_sql).
 _TEXTS_APART = "\x00"
 
 
