@@ -17,7 +17,7 @@ import subprocess
 import tempfile
 import threading
 import weakref
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from typing import Any
 
 from geaflow_sql.core.errors import ConfigError, ExecutionError
@@ -831,30 +831,47 @@ def loosened(dtype: Any) -> Any:
     return dtype
 
 
-def checkpoint_counting(df: Any, **counts: str) -> tuple[Any, dict[str, int]]:
-    """``df`` checkpointed on the executors (``localCheckpoint``, eager), and
-    the value of each SQL aggregate text of ``counts`` (``count(1)``,
-    ``count_if(...)``) over its rows, by name.
+def observing(df: Any, **aggregates: str) -> tuple[Any, Callable[[Any], dict[str, int]]]:
+    """``df`` with each SQL aggregate text of ``aggregates`` (``count(1)``,
+    ``count_if(...)``) observed over its rows by name, and a function giving
+    their values (a null as 0) once a job has run the returned frame.
 
-    The aggregates are observed by the checkpoint's own job (a Spark
-    Observation), not computed by a job each: an iteration that checkpoints a
-    level and counts what it holds runs one job for both.  Spark Connect
-    reports no observed metrics for a checkpoint; there the counts take one
-    more job, over the checkpointed rows."""
+    Classic Spark observes them within that job (a Spark Observation): no
+    job of their own.  Spark Connect reports no observed metrics for a write
+    or a checkpoint; there the function computes them by one job over the
+    frame it is given (the rows as that job left them: the frame itself, or
+    its checkpoint)."""
     import uuid
 
     from pyspark.sql import Observation
     from pyspark.sql import functions as F
 
     if is_connect(df.sparkSession):
-        kept = df.localCheckpoint(eager=True)
-        row = kept.selectExpr(*[f"{sql} AS {name}" for name, sql in counts.items()]).first()
-        return kept, {name: int(row[name] or 0) for name in counts}
-    observed = Observation(f"geaflow_counts_{uuid.uuid4().hex[:12]}")
-    aggregates = [F.expr(sql).alias(name) for name, sql in counts.items()]
-    kept = df.observe(observed, *aggregates).localCheckpoint(eager=True)
-    values = observed.get
-    return kept, {name: int(values.get(name) or 0) for name in counts}
+
+        def computed(over: Any) -> dict[str, int]:
+            row = over.selectExpr(*[f"{sql} AS {name}" for name, sql in aggregates.items()]).first()
+            return {name: int(row[name] or 0) for name in aggregates}
+
+        return df, computed
+    observed = Observation(f"geaflow_observed_{uuid.uuid4().hex[:12]}")
+    out = df.observe(observed, *[F.expr(sql).alias(name) for name, sql in aggregates.items()])
+
+    def values(_: Any) -> dict[str, int]:
+        got = observed.get
+        return {name: int(got.get(name) or 0) for name in aggregates}
+
+    return out, values
+
+
+def checkpoint_counting(df: Any, **counts: str) -> tuple[Any, dict[str, int]]:
+    """``df`` checkpointed on the executors (``localCheckpoint``, eager), and
+    the value of each SQL aggregate text of ``counts`` over its rows, by name
+    (``observing``: taken by the checkpoint's own job, so an iteration that
+    checkpoints a level and counts what it holds runs one job for both; over
+    Spark Connect one more job, over the checkpointed rows)."""
+    observed, values = observing(df, **counts)
+    kept = observed.localCheckpoint(eager=True)
+    return kept, values(kept)
 
 
 def estimated_bytes(df: Any) -> int | None:

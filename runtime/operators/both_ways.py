@@ -120,8 +120,8 @@ def search_both_ways(
         pairs = counted["pairs"]
     # (every walk of no edges may go on, and every start and end is of a pair
     # still searched: each side's first frontier is its level's rows)
-    starts, first = checkpoint_counting(level0("__from", "__from", needs), walks="count(1)")
-    ends, last = checkpoint_counting(level0("__to", "__at", needs), walks="count(1)")
+    starts, at_starts = checkpoint_counting(level0("__from", "__from", needs), walks="count(1)")
+    ends, at_ends = checkpoint_counting(level0("__to", "__at", needs), walks="count(1)")
     # (a run that may have no edges reaches its own start first, at no edges)
     zero = node.min_hops == 0
     state: dict[str, Any] = {
@@ -141,10 +141,10 @@ def search_both_ways(
         (starts.select("__from", "__at"),) if zero else (),
         starts,
         0,
-        first["walks"],
+        at_starts["walks"],
     )
     state["bwd"] = _Side(
-        "__to", False, (ends.select("__to", "__at"),) if zero else (), ends, 0, last["walks"]
+        "__to", False, (ends.select("__to", "__at"),) if zero else (), ends, 0, at_ends["walks"]
     )
     found: list[Any] = []
 

@@ -77,22 +77,12 @@ def collect_small(df: Any, limit: int) -> Any | None:
 
 def counting(df: Any) -> tuple[Any, Any]:
     """``df`` with its rows counted as a job runs it, and a function giving
-    the count once one has (no extra job: a Spark Observation; on Spark
-    Connect, a count job)."""
-    import uuid
+    the count once one has (no extra job: ``spark_adapter.observing``; on
+    Spark Connect, a count job)."""
+    from runtime.spark_adapter import observing
 
-    from pyspark.sql import Observation
-    from pyspark.sql import functions as F
-
-    from runtime.spark_adapter import is_connect
-
-    if is_connect(df.sparkSession):
-        # Spark Connect reports no observed metrics for a write or a
-        # checkpoint: the rows are counted by a job of their own.
-        return df, lambda: int(df.count())
-    observed = Observation(f"geaflow_written_{uuid.uuid4().hex[:12]}")
-    out = df.observe(observed, F.count(F.lit(1)).alias("rows"))
-    return out, lambda: int(observed.get["rows"] or 0)
+    out, values = observing(df, rows="count(1)")
+    return out, lambda: values(df)["rows"]
 
 
 def write_part_file(folder: Path, rows: Any) -> None:
