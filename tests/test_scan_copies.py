@@ -80,6 +80,31 @@ def test_a_table_above_the_limit_is_read_from_its_files(spark, tmp_path):
     assert plan_leaves(result) == {"LocalRelation", "LogicalRelation"}
 
 
+def test_a_table_over_the_relation_limit_is_read_from_its_files(spark, tmp_path, monkeypatch):
+    import runtime.stores.memory as memory
+
+    # (a limit of the relation's own, below geaflow.dsl.query.local.max.bytes:
+    # a local relation's rows go with the plan to every task)
+    monkeypatch.setattr(memory, "RELATION_MAX_BYTES", 8)
+    session = _session(spark, tmp_path, "1,20,ann\n2,31,bo\n", "1,2,0.5\n")
+    (result,) = session.execute(QUERIES[1])
+    assert sorted(result.collect()) == [("bo", 1, 0.5)]
+    assert plan_leaves(result) == {"LocalRelation", "LogicalRelation"}
+
+
+def test_a_table_of_thousands_of_edges_is_read_from_its_files_by_default(spark, tmp_path):
+    # 40,000 edges (320 KB of text, under geaflow.dsl.query.local.max.bytes):
+    # over a local relation such a MATCH ran slower than over the files
+    # (a relation's rows go with the plan to every task).
+    rnd = random.Random(5)
+    friends = "".join(f"{rnd.randint(1, 3)},{rnd.randint(1, 3)},0.5\n" for _ in range(40_000))
+    session = _session(spark, tmp_path, "1,20,ann\n2,31,bo\n3,40,cy\n", friends)
+    (result,) = session.execute(QUERIES[2])
+    expected = sum(1 for line in friends.splitlines() if line.startswith(("2,3,", "1,3,", "1,2,")))
+    assert len(result.collect()) == expected
+    assert plan_leaves(result) == {"LocalRelation", "LogicalRelation"}
+
+
 @pytest.mark.parametrize("seed", [1, 2])
 def test_matches_over_the_copy_equal_matches_over_the_files(spark, tmp_path, seed):
     people, friends = _random_graph(seed)

@@ -166,6 +166,17 @@ def using_scan(env: Env, table: Any) -> Any:
     return scan
 
 
+# On Spark, a label defined USING a table whose files hold at most this many
+# bytes (and at most geaflow.dsl.query.local.max.bytes) is matched over the
+# table's Arrow copy made a local relation.  A local relation's rows are part
+# of the plan, which Spark optimizes whole and ships with every task, so the
+# copy pays only while it is small.  Measured (a 2-hop MATCH on Spark, two
+# cores, warm): a text table of 10^4 edges (170 KB) 0.26 s over the copy
+# against 0.36 s over its files; 4*10^4 edges 0.53 s against 0.39 s; Parquet,
+# 10^5 edges 0.84 s against 0.25 s, 10^6 edges 8.9 s against 1.1 s.
+RELATION_MAX_BYTES = 256 << 10
+
+
 def table_frame(env: Env, graph: GraphInfo, info: Any) -> Any:
     """The data of a label defined USING a table: that table's rows."""
     ctx = env.ctx
@@ -191,7 +202,7 @@ def table_frame(env: Env, graph: GraphInfo, info: Any) -> Any:
         # local relation): a MATCH reads the label once per hop, and each
         # read of the files would parse and check every line again, in a plan
         # Spark analyses, optimizes and ships with every task.
-        rows = small_copy(env.spark, scan, env.ctx.local_bytes)
+        rows = small_copy(env.spark, scan, min(env.ctx.local_bytes, RELATION_MAX_BYTES))
         source = scan if rows is None else from_rows(env.spark, rows, scan.schema)
         return select_sql(source, [f"c{i} AS {spark_ident(n)}" for i, n in enumerate(names)])
 
