@@ -357,14 +357,23 @@ def _loop(env: Env, node: EdgeMatch, path: Any, edges: Any, names: list[str]) ->
             "v",
             node.search_ends,
         )
-        ends = ends.selectExpr("v.`~id` AS __end").distinct().localCheckpoint(eager=True)
-        ends_count = ends.count()
+        ends, counted = checkpoint_counting(
+            ends.selectExpr("v.`~id` AS __end").distinct(), ends="count(1)"
+        )
+        ends_count = counted["ends"]
         # (a run of no edges reaches its start first)
         state["found"] = (
             walk0.select("__from", "__at").join(ends, F.expr("__at = __end"), "left_semi")
             if node.min_hops == 0
             else None
         )
+
+    def checkpointed_round(reached: Any) -> Any:
+        """The round's walks kept, their number read by the checkpoint's job
+        (a round that reaches nothing new ends the search)."""
+        reached, counted = checkpoint_counting(reached, rows="count(1)")
+        state["reached"] = counted["rows"]
+        return reached
 
     def first_reached(reached: Any) -> Any:
         if costs:
@@ -373,8 +382,7 @@ def _loop(env: Env, node: EdgeMatch, path: Any, edges: Any, names: list[str]) ->
             reached = reached.join(earlier, ["__from", "__at"], "left_anti")
         if node.first_reach == "ANY":
             reached = reached.dropDuplicates(["__from", "__at"])
-        reached, counted = checkpoint_counting(reached, rows="count(1)")
-        state["reached"] = counted["rows"]
+        reached = checkpointed_round(reached)
         met.append(reached.select("__from", "__at"))
         return reached
 
@@ -399,8 +407,7 @@ def _loop(env: Env, node: EdgeMatch, path: Any, edges: Any, names: list[str]) ->
             least = F.min("__cost").over(pair)
             reached = reached.withColumn("__least", least).where("__cost = __least")
             reached = reached.drop("__least")
-        reached, counted = checkpoint_counting(reached, rows="count(1)")
-        state["reached"] = counted["rows"]
+        reached = checkpointed_round(reached)
         now = reached.select("__from", "__at", "__cost")
         if met:
             now = (
@@ -453,23 +460,23 @@ def _loop(env: Env, node: EdgeMatch, path: Any, edges: Any, names: list[str]) ->
                 found = found.unionByName(state["found"])
             state["found"] = found = found.localCheckpoint(eager=True)
             done = found.groupBy("__from").count().where(f"count >= {ends_count}")
-            frontier = passed.join(done.select("__from"), "__from", "left_anti")
-            # (every start reached all its ends, or none walks on)
-            more = more and not frontier.isEmpty()
+            # (every start reached all its ends, or none walks on: read from
+            # the checkpoint the next round reads the frontier from)
+            frontier, counted = checkpoint_counting(
+                passed.join(done.select("__from"), "__from", "left_anti"), walks="count(1)"
+            )
+            more = more and counted["walks"] > 0
         elif needs is not None:
             needs, counted = checkpoint_counting(
                 needs.join(reached, ["__from", "__at"], "left_anti"), left="count(1)"
             )
             state["needs"] = needs
             frontier = passed.join(needs.select("__from"), "__from", "left_semi")
-            if node.first_reach is None:
-                # (no start left with an end to reach, or none that walks on)
-                more = more and not frontier.isEmpty()
-            else:
-                # (no start left with an end to reach; when none of those
-                # walks on, the next round reaches nothing new and ends the
-                # search: one job a round fewer than asking each round)
-                more = more and counted["left"] > 0
+            # (no start left with an end to reach; when none of those walks
+            # on, the next round reaches nothing new and ends the search: one
+            # job a round fewer than asking each round.  Only a first-reach
+            # search has pairs it needs.)
+            more = more and counted["left"] > 0
         state["frontier"] = frontier
         if hop >= node.min_hops:
             levels.append(passed.drop("__atv") if node.via_end else reached)
