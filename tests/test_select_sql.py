@@ -7,19 +7,7 @@ import random
 
 import pytest
 
-
-def _round_trips(spark) -> list[int]:
-    """A counter of the py4j commands sent from now on (one item)."""
-    client = spark.sparkContext._gateway._gateway_client  # noqa: SLF001 - counting commands
-    sent = [0]
-    send = client.send_command
-
-    def counting(command, *args, **kwargs):
-        sent[0] += 1
-        return send(command, *args, **kwargs)
-
-    client.send_command = counting
-    return sent
+from .py4j_commands import sent_commands
 
 
 def _texts(rng: random.Random, width: int) -> list[str]:
@@ -58,15 +46,12 @@ def test_a_wide_projection_is_a_few_round_trips_whatever_its_width(spark):
     df = spark.range(3).selectExpr("id AS a")
     texts = [f"a + {i} AS c{i}" for i in range(30)]
     select_sql(df, texts)  # (the JVM's helpers found once)
-    sent = _round_trips(spark)
-    try:
+    with sent_commands(spark.sparkContext._gateway._gateway_client) as sent:  # noqa: SLF001
         select_sql(df, texts)
-        ours = sent[0]
-        sent[0] = 0
+        ours = len(sent)
+        sent.clear()
         df.selectExpr(*texts)
-        theirs = sent[0]
-    finally:
-        del spark.sparkContext._gateway._gateway_client.send_command  # noqa: SLF001
+        theirs = len(sent)
     assert ours <= 4, ours
     assert theirs >= len(texts), theirs
 

@@ -6,6 +6,8 @@ the JVM once (``runtime.spark_adapter.keep_class_lookups``)."""
 
 from __future__ import annotations
 
+from .py4j_commands import sent_commands
+
 
 def _driver_jvm_arguments(spark) -> list[str]:
     jvm = spark.sparkContext._jvm  # noqa: SLF001 - reading the JVM's own flags
@@ -26,41 +28,30 @@ def test_the_test_workers_driver_runs_the_quick_tier_and_keeps_the_engines_optio
     assert str(jvm.java.util.TimeZone.getDefault().getID()) == "UTC"
 
 
-def _asked(jvm, sub_command: str, name) -> list[str]:
-    """The names asked for by each reflection command of ``sub_command`` sent
-    to the JVM from now on (``name`` reads one from the command's lines),
-    recorded on ``jvm``'s gateway client."""
+def _asked(sent: list[str], sub_command: str, name) -> list[str]:
+    """The names asked for by the reflection commands of ``sub_command``
+    among the commands ``sent`` (``name`` reads one from a command's lines)."""
     from py4j import protocol
 
-    client = jvm._gateway_client  # noqa: SLF001 - counting the commands sent
-    asked: list[str] = []
-    send = client.send_command
     prefix = protocol.REFLECTION_COMMAND_NAME + sub_command
-
-    def counting(command, *args, **kwargs):
-        if command.startswith(prefix):
-            asked.append(name(command[len(prefix) :].split("\n")))
-        return send(command, *args, **kwargs)
-
-    client.send_command = counting
-    return asked
+    return [name(c[len(prefix) :].split("\n")) for c in sent if c.startswith(prefix)]
 
 
-def _lookups(jvm) -> list[str]:
+def _lookups(sent: list[str]) -> list[str]:
     """The names the JVM is asked to find (py4j's command for an unknown
     member: a class, a package)."""
     from py4j import protocol
 
-    return _asked(jvm, protocol.REFL_GET_UNKNOWN_SUB_COMMAND_NAME, lambda lines: lines[0])
+    return _asked(sent, protocol.REFL_GET_UNKNOWN_SUB_COMMAND_NAME, lambda lines: lines[0])
 
 
-def _member_lookups(jvm) -> list[str]:
+def _member_lookups(sent: list[str]) -> list[str]:
     """``Class.member`` names the JVM is asked to tell (a method, a field or
     an inner class)."""
     from py4j import protocol
 
     return _asked(
-        jvm,
+        sent,
         protocol.REFL_GET_MEMBER_SUB_COMMAND_NAME,
         lambda lines: f"{lines[0].rsplit('.', 1)[-1]}.{lines[1]}",
     )
@@ -68,53 +59,46 @@ def _member_lookups(jvm) -> list[str]:
 
 def test_a_class_pyspark_looks_up_by_name_is_found_once_per_jvm(spark):
     from py4j.java_gateway import JavaClass, JavaPackage
+    from pyspark.sql import functions as F
 
     jvm = spark.sparkContext._jvm  # noqa: SLF001
-    asked = _lookups(jvm)
-    try:
+    with sent_commands(jvm._gateway_client) as sent:  # noqa: SLF001
         # DataFrame calls that look up PythonUtils and functions in PySpark
         df = spark.range(3).selectExpr("id", "id * 2 AS twice")
-        from pyspark.sql import functions as F
-
         df = df.where(F.expr("twice > 1")).select(F.col("id"))
         assert sorted(r.id for r in df.collect()) == [1, 2]
-        first = list(asked)
+        first = _lookups(sent)
         df.selectExpr("id + 1 AS n").where(F.expr("n > 0")).collect()
         # (nothing asked again: the classes were kept)
-        assert asked == first, asked
+        assert _lookups(sent) == first, _lookups(sent)
         assert isinstance(jvm.PythonUtils, JavaClass)
         # a package is still a package, and is asked each time
-        asked.clear()
+        sent.clear()
         assert isinstance(jvm.java, JavaPackage)
         assert isinstance(jvm.java, JavaPackage)
-        assert asked == ["java", "java"], asked
+        assert _lookups(sent) == ["java", "java"], _lookups(sent)
         # a fully qualified class through its packages, as before
         assert str(jvm.java.lang.Integer.toString(7)) == "7"
-    finally:
-        del jvm._gateway_client.send_command  # the instance's own, back to the class's
 
 
 def test_a_kept_class_keeps_its_methods_and_asks_for_its_fields_each_time(spark):
     from pyspark.sql import functions as F
 
     jvm = spark.sparkContext._jvm  # noqa: SLF001
-    asked = _member_lookups(jvm)
-    try:
+    with sent_commands(jvm._gateway_client) as sent:  # noqa: SLF001
         df = spark.range(4).select(F.col("id"), F.expr("id * 3 AS t")).where(F.col("t") > 2)
         assert sorted(r.id for r in df.collect()) == [1, 2, 3]
-        asked.clear()
+        sent.clear()
         df = spark.range(4).select(F.col("id"), F.expr("id * 5 AS t")).where(F.col("t") > 5)
         assert sorted(r.id for r in df.collect()) == [2, 3]
         # (the same calls again: no method asked for again)
-        assert asked == [], asked
+        assert _member_lookups(sent) == [], _member_lookups(sent)
         assert str(jvm.Long.toHexString(255)) == "ff"
-        first = list(asked)  # (asked once, unless an earlier test asked already)
+        first = _member_lookups(sent)  # (asked once, unless an earlier test asked already)
         assert first in ([], ["Long.toHexString"]), first
         assert str(jvm.Long.toHexString(16)) == "10"
-        assert asked == first, asked
+        assert _member_lookups(sent) == first, _member_lookups(sent)
         # a static field's value is read from the JVM each time
         assert jvm.Long.SIZE == 64
         assert jvm.Long.SIZE == 64
-        assert asked == [*first, "Long.SIZE", "Long.SIZE"], asked
-    finally:
-        del jvm._gateway_client.send_command  # the instance's own, back to the class's
+        assert _member_lookups(sent) == [*first, "Long.SIZE", "Long.SIZE"], _member_lookups(sent)
