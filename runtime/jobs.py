@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import contextlib
 import threading
+import time
 import uuid
 from collections.abc import Iterator
 from typing import Any
@@ -46,18 +47,27 @@ class LocalRuns:
             con.interrupt()
 
 
+# How often a cancelled statement's tag is cancelled again until the
+# statement ends (it may start another Spark job before it next asks
+# ``check``).
+RECANCEL_SECONDS = 0.25
+
+
 class JobTags:
     """The tags of the jobs running now, and which of them were cancelled.
 
-    Spark stops a cancelled job; work that runs no Spark job (a window held on
-    the driver, the rounds of a driver-side iteration) asks ``check`` between
-    its steps, which raises once a cancel has reached one of this thread's tags.
+    Spark stops a cancelled job, and a cancelled tag's later jobs are
+    cancelled as they start (within ``RECANCEL_SECONDS``) until its block
+    ends; work that runs no Spark job (a window held on the driver, the rounds
+    of a driver-side iteration) asks ``check`` between its steps, which raises
+    once a cancel has reached one of this thread's tags.
     """
 
     def __init__(self) -> None:
         self._lock = threading.Lock()
         self._tags: set[str] = set()
         self._cancelled: set[str] = set()
+        self._watched: set[str] = set()
         self._mine = threading.local()
         self.local = LocalRuns()
 
@@ -105,3 +115,32 @@ class JobTags:
         self.local.interrupt_all()
         for tag in tags:
             cancel_jobs(spark, tag)
+        with self._lock:
+            new = [t for t in tags if t not in self._watched]
+            self._watched.update(new)
+        if new:
+            threading.Thread(
+                target=self._keep_cancelling,
+                args=(spark, new),
+                name="geaflow-sql-cancel",
+                daemon=True,
+            ).start()
+
+    def _keep_cancelling(self, spark: Any, tags: list[str]) -> None:
+        """Cancel ``tags``' jobs again and again until their blocks end: a
+        statement runs several Spark jobs, and one it starts after the cancel
+        reached it would otherwise run to its end."""
+        try:
+            while True:
+                time.sleep(RECANCEL_SECONDS)
+                with self._lock:
+                    live = [t for t in tags if t in self._tags]
+                if not live:
+                    return
+                for tag in live:
+                    cancel_jobs(spark, tag)
+        except Exception:  # noqa: BLE001 - the session stopped: no job is left to cancel
+            return
+        finally:
+            with self._lock:
+                self._watched.difference_update(tags)
