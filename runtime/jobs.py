@@ -67,7 +67,7 @@ class JobTags:
         self._lock = threading.Lock()
         self._tags: set[str] = set()
         self._cancelled: set[str] = set()
-        self._watched: set[str] = set()
+        self._recanceller: threading.Thread | None = None
         self._mine = threading.local()
         self.local = LocalRuns()
 
@@ -116,31 +116,30 @@ class JobTags:
         for tag in tags:
             cancel_jobs(spark, tag)
         with self._lock:
-            new = [t for t in tags if t not in self._watched]
-            self._watched.update(new)
-        if new:
-            threading.Thread(
-                target=self._keep_cancelling,
-                args=(spark, new),
-                name="geaflow-sql-cancel",
-                daemon=True,
-            ).start()
+            if self._recanceller is None and self._cancelled:
+                self._recanceller = threading.Thread(
+                    target=self._keep_cancelling,
+                    args=(spark,),
+                    name="geaflow-sql-cancel",
+                    daemon=True,
+                )
+                self._recanceller.start()
 
-    def _keep_cancelling(self, spark: Any, tags: list[str]) -> None:
-        """Cancel ``tags``' jobs again and again until their blocks end: a
-        statement runs several Spark jobs, and one it starts after the cancel
-        reached it would otherwise run to its end."""
+    def _keep_cancelling(self, spark: Any) -> None:
+        """Cancel the cancelled tags' jobs again and again until their blocks
+        end (a block's end forgets its tag): a statement runs several Spark
+        jobs, and one it starts after the cancel reached it would otherwise
+        run to its end."""
         try:
             while True:
                 time.sleep(RECANCEL_SECONDS)
                 with self._lock:
-                    live = [t for t in tags if t in self._tags]
-                if not live:
-                    return
+                    live = list(self._cancelled)
+                    if not live:
+                        self._recanceller = None
+                        return
                 for tag in live:
                     cancel_jobs(spark, tag)
         except Exception:  # noqa: BLE001 - the session stopped: no job is left to cancel
-            return
-        finally:
             with self._lock:
-                self._watched.difference_update(tags)
+                self._recanceller = None
