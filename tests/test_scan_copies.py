@@ -72,23 +72,19 @@ def test_a_small_table_is_matched_over_its_rows_read_once(spark, tmp_path):
     assert sorted(result.collect()) == [(1, "bo", 40, 2.0), (2, "cy", 20, 4.0), (3, "ann", 31, 3.0)]
 
 
-def test_a_table_above_the_limit_is_read_from_its_files(spark, tmp_path):
-    session = _session(spark, tmp_path, "1,20,ann\n2,31,bo\n", "1,2,0.5\n", copy_limit=8)
+@pytest.mark.parametrize("limit", ["query", "relation"])
+def test_a_table_above_the_limit_is_read_from_its_files(spark, tmp_path, monkeypatch, limit):
+    import runtime.stores.memory as memory
+
+    # Either limit holds: geaflow.dsl.query.local.max.bytes, or the relation's
+    # own below it (a local relation's rows go with the plan to every task).
+    if limit == "relation":
+        monkeypatch.setattr(memory, "RELATION_MAX_BYTES", 8)
+    copy_limit = 8 if limit == "query" else None
+    session = _session(spark, tmp_path, "1,20,ann\n2,31,bo\n", "1,2,0.5\n", copy_limit)
     (result,) = session.execute(QUERIES[1])
     assert sorted(result.collect()) == [("bo", 1, 0.5)]
     # The limit is per table: friends.txt (8 bytes) is held, people.txt (18) is read.
-    assert plan_leaves(result) == {"LocalRelation", "LogicalRelation"}
-
-
-def test_a_table_over_the_relation_limit_is_read_from_its_files(spark, tmp_path, monkeypatch):
-    import runtime.stores.memory as memory
-
-    # (a limit of the relation's own, below geaflow.dsl.query.local.max.bytes:
-    # a local relation's rows go with the plan to every task)
-    monkeypatch.setattr(memory, "RELATION_MAX_BYTES", 8)
-    session = _session(spark, tmp_path, "1,20,ann\n2,31,bo\n", "1,2,0.5\n")
-    (result,) = session.execute(QUERIES[1])
-    assert sorted(result.collect()) == [("bo", 1, 0.5)]
     assert plan_leaves(result) == {"LocalRelation", "LogicalRelation"}
 
 
