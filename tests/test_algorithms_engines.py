@@ -156,6 +156,73 @@ def test_engines_agree(spark: Any, awkward: AlgorithmGraph, name: str, args: lis
     assert same(local, distributed), (local, distributed)
 
 
+def plan_nodes(df: Any) -> list[str]:
+    """The names of the nodes of ``df``'s physical plan (the plan Spark
+    starts from under adaptive execution), not looking into cached frames."""
+    plan = df._jdf.queryExecution().executedPlan()
+    if plan.nodeName() == "AdaptiveSparkPlan":
+        plan = plan.initialPlan()
+    names, todo = [], [plan]
+    while todo:
+        node = todo.pop()
+        names.append(node.nodeName())
+        children = node.children()
+        todo.extend(children.apply(i) for i in range(children.size()))
+    return names
+
+
+@pytest.mark.parametrize("threshold", [0.0, 0.01])
+def test_page_rank_rounds_shuffle_only_their_sums(
+    spark: Any, awkward: AlgorithmGraph, threshold: float, monkeypatch: Any
+) -> None:
+    """The distributed PageRank keeps its edges partitioned by source and its
+    vertices by id, alike: a round's plan exchanges only the shares summed by
+    vertex and sorts nothing (its joins hash the vertex side where it lies;
+    sort-merge joins sorted the vertices' values and the sums every round)."""
+    from runtime.algorithms import iteration
+
+    plans: list[list[str]] = []
+    cut = iteration.cut_lineage
+
+    def recording_cut(df: Any, policy: Any) -> Any:
+        plans.append(plan_nodes(df))  # the rounds since the last cut (one: each reads a checkpoint)
+        return cut(df, policy)
+
+    monkeypatch.setattr(iteration, "cut_lineage", recording_cut)
+    args = [0.85, threshold, 6]
+    broadcast = spark.conf.get("spark.sql.autoBroadcastJoinThreshold")
+    spark.conf.set("spark.sql.autoBroadcastJoinThreshold", "-1")  # joins as on big graphs
+    try:
+        out = rows(
+            spark, awkward, "page_rank", args, **{"geaflow.dsl.algorithm.engine": "distributed"}
+        )
+    finally:
+        spark.conf.set("spark.sql.autoBroadcastJoinThreshold", broadcast)
+    assert plans
+    for names in plans:
+        assert names.count("Exchange") == 1, names
+        assert "Sort" not in names, names
+        assert names.count("ShuffledHashJoin") == 2, names
+    assert same(out, rows(spark, awkward, "page_rank", args))
+
+
+def test_page_rank_spreads_many_vertices_over_more_partitions(
+    spark: Any, awkward: AlgorithmGraph, monkeypatch: Any
+) -> None:
+    """A round's joins hold one partition's vertices in a hash table, so a
+    graph with more vertices than a partition may hold gets more partitions
+    than the session's shuffle partitions; the ranks are the same."""
+    from runtime.algorithms.library import ranking
+
+    monkeypatch.setattr(ranking, "MAX_VERTICES_PER_PARTITION", 2)  # 9 vertices: 5 partitions
+    conf = {"geaflow.dsl.algorithm.engine": "distributed"}
+    out = algorithm_named("page_rank").run(ctx_for(spark, **conf), awkward, [0.85, 0.0, 6])
+    assert int(spark.conf.get("spark.sql.shuffle.partitions")) < 5
+    assert out.rdd.getNumPartitions() == 5
+    got = sorted((tuple(r) for r in out.collect()), key=repr)
+    assert same(got, rows(spark, awkward, "page_rank", [0.85, 0.0, 6]))
+
+
 @pytest.mark.parametrize("name", ["cluster_coefficient", "triangle_count"])
 def test_engines_agree_on_shard_local_filters(
     spark: Any, modern: AlgorithmGraph, name: str

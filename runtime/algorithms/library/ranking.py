@@ -33,15 +33,41 @@ from .rank_rule import rank_edges, rank_update
 def summed_shares(edges: Any, state: Any, sent: str) -> Any:
     """(id, sum): what each vertex receives in a round, the column ``sent``
     of ``state`` (id, ...) over each OUT edge (a, b, out-degree d of a)
-    divided by d; GeaFlow ignores non-positive messages."""
+    divided by d; GeaFlow ignores non-positive messages.
+
+    ``edges`` and ``state`` lie partitioned alike by vertex (``by_vertex``):
+    each task builds a hash table of its part of ``state`` and streams its
+    part of the edges through it."""
     from pyspark.sql import functions as F
 
     values = state.select(F.col("id").alias("a"), F.col(sent).alias("__sent"))
     return (
-        edges.join(values, "a")
+        edges.join(values.hint("shuffle_hash"), "a")
         .groupBy(F.col("b").alias("id"))
         .agg(F.sum(F.greatest(F.col("__sent") / F.col("d"), F.lit(0.0))).alias("sum"))
     )
+
+
+# A round's join holds one partition of the vertices' values in a hash table;
+# more partitions than the session's are used when one would hold more.
+MAX_VERTICES_PER_PARTITION = 2_000_000
+
+
+def by_vertex(start: Any, edges: Any) -> tuple[Any, Any]:
+    """``start`` (id, ...) partitioned by ``id`` and ``edges`` (a, b, d)
+    partitioned by ``a`` into the same partitions, the edges cached.  A round
+    then shuffles only its sums (grouped by vertex into those partitions) and
+    sorts nothing: its two joins (``summed_shares``, and the sums onto the
+    vertices) each build a hash table of one partition's vertex side where
+    they lie.  Sort-merge joins sorted the vertices' values and the sums every
+    round: 10^6 edges, 20 rounds, 12.75 s against 9.45 s with hash joins (the
+    hand-written Pregel 11.6-11.9 s)."""
+    spark = start.sparkSession
+    parts = max(
+        int(spark.conf.get("spark.sql.shuffle.partitions")),
+        -(-start.count() // MAX_VERTICES_PER_PARTITION),
+    )
+    return start.repartition(parts, "id"), edges.repartition(parts, "a").cache()
 
 
 class PageRank(BuiltinAlgorithm):
@@ -75,8 +101,7 @@ class PageRank(BuiltinAlgorithm):
         from pyspark.sql import functions as F
 
         alpha, threshold = float(p["damping"]), float(p["threshold"])
-        start, edges = rank_edges(dg)
-        edges = edges.cache()
+        start, edges = by_vertex(*rank_edges(dg))
         if threshold <= 0:
             out = self._sending_ranks(
                 start, edges, alpha, self.rounds(p, opts.max_iterations), opts
@@ -93,7 +118,7 @@ class PageRank(BuiltinAlgorithm):
             # against 78 s lazy, the hand-written Pregel 76-79 s).
             state = frames["state"].localCheckpoint(eager=False)
             sums = summed_shares(edges, state, "sent")
-            summed = state.join(sums, "id", "left").select(
+            summed = state.join(sums.hint("shuffle_hash"), "id", "left").select(
                 "id", "outdeg", "sum", F.col("pr").alias("old")
             )
             return {"state": rank_update(summed, alpha, threshold)}, None
@@ -109,8 +134,7 @@ class PageRank(BuiltinAlgorithm):
         value), so the state is just (id, rank) and each round reads it once:
         the shares summed over the edges, then joined to the vertex ids, the
         hand-written Pregel's shape.  A Spark job runs only at the iteration
-        policy's cuts.  Measured (20 rounds, best of 2, the Pregel in the same
-        process): 10^7 edges 75.3 s vs 78.6 s; 10^6 12.7 s vs 15.3 s."""
+        policy's cuts."""
         from pyspark.sql import functions as F
 
         ids = start.select("id").cache()
@@ -121,7 +145,8 @@ class PageRank(BuiltinAlgorithm):
             ranks = frames["ranks"].localCheckpoint(eager=False)
             sums = summed_shares(edges, ranks, "pr")
             rank = F.lit(1 - alpha) + F.coalesce(F.col("sum"), F.lit(0.0)) * F.lit(alpha)
-            return {"ranks": ids.join(sums, "id", "left").select("id", rank.alias("pr"))}, None
+            joined = ids.join(sums.hint("shuffle_hash"), "id", "left")
+            return {"ranks": joined.select("id", rank.alias("pr"))}, None
 
         ranks = start.select("id", "pr")
         frames = iterate({"ranks": ranks}, step, rounds, opts)
