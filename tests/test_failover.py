@@ -87,17 +87,27 @@ def test_killed_job_resumes_and_writes_every_row_exactly_once(session, tmp_path)
     rng = random.Random(2026)
     targets = sorted(rng.sample(range(1, WINDOWS - 2), 5))
     kills = 0
+    per_window = 0.0
     resumed_from: list[int] = []
     for target in targets:
         before = committed_window(checkpoint)
         resumed_from.append(before)
         proc = start(work, checkpoint)
         deadline = time.monotonic() + 240
-        while committed_window(checkpoint) < target and proc.poll() is None:
+        first_seen: dict[int, float] = {}  # window committed -> when the test saw it
+        while (window := committed_window(checkpoint)) < target and proc.poll() is None:
+            first_seen.setdefault(window, time.monotonic())
             assert time.monotonic() < deadline, "the job made no progress"
-            time.sleep(0.05)
-        # Land somewhere inside the next window's work.
-        time.sleep(rng.uniform(0.0, 0.6))
+            time.sleep(0.01)
+        first_seen.setdefault(committed_window(checkpoint), time.monotonic())
+        # Land somewhere inside the next window's work: a random part of the
+        # time a window took in this process (a fixed span of the clock let a
+        # fast machine finish the job's last windows before the kill).
+        # (A process that committed one window so far: the last process's time.)
+        made = sorted((w, t) for w, t in first_seen.items() if w > before)
+        if len(made) > 1:
+            per_window = (made[-1][1] - made[0][1]) / (made[-1][0] - made[0][0])
+        time.sleep(rng.uniform(0.0, per_window))
         if proc.poll() is None:
             proc.send_signal(signal.SIGKILL)
             kills += 1
