@@ -161,6 +161,13 @@ class EdgeP:
     cond: Cond | None
     hops: tuple[int, int | None] | None  # None: one hop; (m, n) or (m, None) for {m,}
 
+    @property
+    def is_loop(self) -> bool:
+        """Is the edge variable-length?  ``{1,1}`` is one hop, as GeaFlow's
+        parser has it (an edge pattern is a regex match unless both its
+        bounds are 1): an anonymous one drops out of the path like any."""
+        return self.hops is not None and self.hops != (1, 1)
+
 
 @dataclass(frozen=True)
 class PathP:
@@ -175,7 +182,7 @@ class PathP:
         does not: each of its runs is a path."""
         own = self.nodes[1:] if self.continues else self.nodes
         return any(n.var is None for n in own) or any(
-            e.var is None and e.hops is None for e in self.edges
+            e.var is None and not e.is_loop for e in self.edges
         )
 
 
@@ -512,7 +519,7 @@ def cypher_query(q: Query) -> str:
         for e, n, name in zip(p.edges, p.nodes[1:], node_names[1:], strict=True):
             ename = e.var or f"_e{next(names)}"
             labels = (":" + "|".join(e.labels)) if e.labels else ""
-            if e.hops is None:
+            if e.hops is None or not e.is_loop:  # one hop: no quantifier, or {1,1}
                 inner = f"[{ename}{labels}]"
                 if e.cond is not None:
                     conds.append(e.cond.cypher(ename, "w"))
@@ -536,7 +543,7 @@ def cypher_query(q: Query) -> str:
                 identity = (
                     f"CASE WHEN size(rels({ename})) = 0 THEN NULL ELSE id(rels({ename})[-1]) END"
                 )
-            if e.var is not None or e.hops is not None:
+            if e.var is not None or e.is_loop:
                 # (an anonymous variable-length edge's last edge stays in the path)
                 carried_edges.append((f"{ename}_id", identity, False))
                 if e.direction == "BOTH":
@@ -843,6 +850,22 @@ def test_geaflow_side_variable_length_edge_is_the_last_edge(session):
     session.execute(gql_script(g))
     got = _rows(session, "MATCH (a WHERE a.id = 1)-[e]->{0,2}(b) RETURN b.id, e.w")
     assert got == Counter({(1, None): 1, (2, 10): 1, (3, 20): 1})
+
+
+def test_geaflow_side_one_to_one_hops_is_one_edge(session):
+    """3b: ``-[]->{1,1}`` is a plain edge (GeaFlow's parser makes an edge
+    pattern a loop only when a bound is not 1), so an anonymous one drops out
+    of the path: two parallel edges of different labels reach b once, where
+    the runs of ``{1,2}`` (each with its last edge) reach it twice."""
+    g = Graph((("A", 1, 0), ("A", 2, 0)), (("R", 1, 2, 1), ("S", 1, 2, 2)))
+    session.execute(gql_script(g))
+    one = "MATCH (a WHERE a.id = 1)-[]->{1,1}(b) RETURN b.id"
+    assert _rows(session, one) == _rows(session, "MATCH (a WHERE a.id = 1)-[]->(b) RETURN b.id")
+    assert _rows(session, one) == Counter({(2,): 1})
+    assert _rows(session, "MATCH (a WHERE a.id = 1)-[]->{1,2}(b) RETURN b.id") == Counter({(2,): 2})
+    assert _rows(session, "MATCH (a WHERE a.id = 1)-[e]->{1,1}(b) RETURN e.w") == Counter(
+        {(1,): 1, (2,): 1}
+    )
 
 
 def test_geaflow_side_ids_identify_vertices_across_labels(session):
