@@ -1,4 +1,4 @@
-"""What the Spark plan behind a query's result reads."""
+"""What the Spark plan behind a query's result reads, and what it does."""
 
 from __future__ import annotations
 
@@ -22,3 +22,18 @@ def frame_leaves(df: Any) -> set[str]:
     while leaves.hasNext():
         kinds.add(str(leaves.next().nodeName()))
     return kinds
+
+
+def plan_nodes(df: Any) -> list[str]:
+    """The names of the nodes of ``df``'s physical plan (the plan Spark
+    starts from under adaptive execution), not looking into cached frames."""
+    plan = df._jdf.queryExecution().executedPlan()  # noqa: SLF001
+    if plan.nodeName() == "AdaptiveSparkPlan":
+        plan = plan.initialPlan()
+    names, todo = [], [plan]
+    while todo:
+        node = todo.pop()
+        names.append(str(node.nodeName()))
+        children = node.children()
+        todo.extend(children.apply(i) for i in range(children.size()))
+    return names

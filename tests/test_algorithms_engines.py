@@ -21,6 +21,7 @@ from runtime.algorithms.base import AlgorithmGraph
 from runtime.algorithms.iteration import IterationTrace, iterate
 from runtime.algorithms.options import CheckpointPolicy, RunOptions
 from runtime.algorithms.registry import algorithm_named
+from tests.spark_plans import plan_nodes
 
 
 def ctx_for(spark: Any, **conf: Any) -> Any:
@@ -154,21 +155,6 @@ def test_engines_agree(spark: Any, awkward: AlgorithmGraph, name: str, args: lis
     )
     assert local, f"{name} returned nothing"
     assert same(local, distributed), (local, distributed)
-
-
-def plan_nodes(df: Any) -> list[str]:
-    """The names of the nodes of ``df``'s physical plan (the plan Spark
-    starts from under adaptive execution), not looking into cached frames."""
-    plan = df._jdf.queryExecution().executedPlan()
-    if plan.nodeName() == "AdaptiveSparkPlan":
-        plan = plan.initialPlan()
-    names, todo = [], [plan]
-    while todo:
-        node = todo.pop()
-        names.append(node.nodeName())
-        children = node.children()
-        todo.extend(children.apply(i) for i in range(children.size()))
-    return names
 
 
 @pytest.mark.parametrize("threshold", [0.0, 0.01])
